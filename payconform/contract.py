@@ -1,0 +1,218 @@
+"""The contract as data: requirements, error catalog, limits, profile and OpenAPI documents.
+
+Every file is optional while the contract is being written: a missing file loads as empty, so the
+plugin keeps working. ``Contract.load()`` reads ``contract/`` (see ``payconform.paths``) and deep-merges
+the target's ``profile`` overrides over ``contract/profile.default.yaml``.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from . import paths
+
+# The nine parts of the spec, in the spec's order (used when requirements.yaml has no `parts:` list).
+DEFAULT_PARTS: list[dict[str, str]] = [
+    {"slug": "conventions", "title": "Conventions"},
+    {"slug": "resources", "title": "Resources and their fields"},
+    {"slug": "states", "title": "States and transitions"},
+    {"slug": "endpoints", "title": "Endpoints"},
+    {"slug": "authentication", "title": "Authentication"},
+    {"slug": "events", "title": "Events"},
+    {"slug": "errors", "title": "Errors"},
+    {"slug": "limits", "title": "Limits"},
+    {"slug": "versioning", "title": "Versioning"},
+]
+
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class ContractError(ValueError):
+    """A contract file exists but cannot be read."""
+
+
+def _load_yaml(path: Path) -> Any:
+    if not path.is_file():
+        return None
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return yaml.load(fh, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        raise ContractError(f"{path}: not valid YAML: {exc}") from exc
+
+
+def deep_merge(base: Any, override: Any) -> Any:
+    """Merge ``override`` into a copy of ``base``: mappings merge key by key, anything else replaces."""
+    if isinstance(base, Mapping) and isinstance(override, Mapping):
+        out = {k: copy.deepcopy(v) for k, v in base.items()}
+        for key, value in override.items():
+            out[key] = deep_merge(out[key], value) if key in out else copy.deepcopy(value)
+        return out
+    return copy.deepcopy(override)
+
+
+def _index(items: Any, key: str) -> dict[str, dict]:
+    """A list of mappings (or a mapping of key -> mapping) as an ordered dict keyed by ``key``."""
+    out: dict[str, dict] = {}
+    if isinstance(items, Mapping):
+        for k, v in items.items():
+            row = dict(v) if isinstance(v, Mapping) else {"value": v}
+            row.setdefault(key, k)
+            out[str(k)] = row
+    elif isinstance(items, list):
+        for row in items:
+            if isinstance(row, Mapping) and row.get(key) is not None:
+                out[str(row[key])] = dict(row)
+    return out
+
+
+class Contract:
+    """The loaded contract.
+
+    Attributes: ``requirements`` (id -> dict with id, part, section, quote, needs, testable, reason),
+    ``parts`` (list of {slug, title} in the spec's order), ``errors`` (type -> dict), ``limits``
+    (the parsed limits catalog), ``profile`` (merged profile: ``profile["operations"][op_id]``),
+    ``version`` (contract version string), ``directory``.
+    """
+
+    def __init__(
+        self,
+        *,
+        requirements: Mapping[str, dict] | None = None,
+        parts: list[dict] | None = None,
+        errors: Mapping[str, dict] | None = None,
+        limits: Any = None,
+        profile: Mapping[str, Any] | None = None,
+        version: str = "unknown",
+        directory: Path | None = None,
+    ) -> None:
+        self.requirements: dict[str, dict] = dict(requirements or {})
+        self.parts: list[dict] = list(parts or DEFAULT_PARTS)
+        self.errors: dict[str, dict] = dict(errors or {})
+        self.limits: Any = limits if limits is not None else {}
+        self.profile: dict[str, Any] = dict(profile or {})
+        self.profile.setdefault("operations", {})
+        if self.profile["operations"] is None:
+            self.profile["operations"] = {}
+        self.version = version
+        self.directory = directory
+        self._openapi: dict[str, Any] = {}
+
+    # -- loading -------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, directory: str | Path | None = None, profile_overrides: Mapping[str, Any] | None = None) -> "Contract":
+        base = Path(directory) if directory is not None else paths.contract_dir()
+        req_doc = _load_yaml(base / "requirements.yaml") or {}
+        if isinstance(req_doc, list):
+            req_doc = {"requirements": req_doc}
+        requirements = _index(req_doc.get("requirements") or [], "id")
+        parts = [
+            {"slug": str(p.get("slug")), "title": str(p.get("title") or p.get("slug"))}
+            for p in (req_doc.get("parts") or [])
+            if isinstance(p, Mapping) and p.get("slug")
+        ] or None
+
+        err_doc = _load_yaml(base / "catalog" / "errors.yaml") or {}
+        errors = _index(err_doc.get("errors") if isinstance(err_doc, Mapping) else err_doc, "type")
+
+        limits = _load_yaml(base / "catalog" / "limits.yaml") or {}
+
+        profile = _load_yaml(base / "profile.default.yaml") or {}
+        if not isinstance(profile, Mapping):
+            raise ContractError(f"{base / 'profile.default.yaml'}: expected a mapping")
+        if profile_overrides:
+            profile = deep_merge(profile, profile_overrides)
+
+        version = None
+        if isinstance(req_doc, Mapping):
+            version = req_doc.get("contract_version") or req_doc.get("version")
+        if not version:
+            try:
+                doc = _load_yaml(base / "payouts.openapi.yaml")
+            except ContractError:
+                doc = None
+            if isinstance(doc, Mapping):
+                version = (doc.get("info") or {}).get("version")
+        return cls(
+            requirements=requirements,
+            parts=parts,
+            errors=errors,
+            limits=limits,
+            profile=profile,
+            version=str(version) if version else "unknown",
+            directory=base,
+        )
+
+    def with_profile(self, overrides: Mapping[str, Any] | None) -> "Contract":
+        """A copy whose profile has ``overrides`` deep-merged in."""
+        other = copy.copy(self)
+        other.profile = deep_merge(self.profile, overrides or {})
+        other.profile.setdefault("operations", {})
+        other._openapi = self._openapi
+        return other
+
+    # -- lookups -------------------------------------------------------------------------------
+
+    def openapi(self, name: str) -> dict:
+        """An OpenAPI document by short name (``payouts``, ``checkout``), or {} if absent."""
+        if name not in self._openapi:
+            doc = _load_yaml(self.directory / f"{name}.openapi.yaml") if self.directory else None
+            self._openapi[name] = doc or {}
+        return self._openapi[name]
+
+    def requirement(self, req_id: str) -> dict | None:
+        return self.requirements.get(req_id)
+
+    def operation(self, op_id: str) -> dict:
+        """The profile entry of an operation; ``KeyError`` with a helpful message if unknown."""
+        ops = self.profile.get("operations") or {}
+        if op_id not in ops:
+            known = ", ".join(sorted(ops)) or "none (contract/profile.default.yaml is empty or missing)"
+            raise KeyError(f"operation {op_id!r} is not in the profile; known operations: {known}")
+        return ops[op_id]
+
+    def part_title(self, slug: str | None) -> str:
+        for part in self.parts:
+            if part["slug"] == slug:
+                return part["title"]
+        return str(slug or "?")
+
+    def part_order(self) -> list[str]:
+        return [p["slug"] for p in self.parts]
+
+    def error_types(self) -> set[str]:
+        return set(self.errors)
+
+    def has_requirements(self) -> bool:
+        return bool(self.requirements)
+
+    def matches(self, req_ids: Iterable[str], patterns: Iterable[str], extra_parts: Iterable[str] = ()) -> bool:
+        """Whether any of ``req_ids`` matches a select pattern (id glob or part slug)."""
+        ids = list(req_ids)
+        part_slugs = {str((self.requirements.get(i) or {}).get("part")) for i in ids} | set(extra_parts)
+        for pat in patterns:
+            if pat in part_slugs:
+                return True
+            if any(fnmatch.fnmatchcase(i, pat) or fnmatch.fnmatchcase(i.upper(), pat.upper()) for i in ids):
+                return True
+        return False
+
+
+# A process-wide "current contract", set by the plugin so that assertions can consult the catalogs.
+_current: Contract | None = None
+
+
+def set_current(contract: Contract | None) -> None:
+    global _current
+    _current = contract
+
+
+def current() -> Contract | None:
+    return _current

@@ -1,0 +1,550 @@
+"""The fuzz phase's machinery: schemathesis (4.x) over the published contract, against the run's target.
+
+The suite (``suites/fuzz``) says what to check; this module makes schemathesis behave like the rest of the
+harness:
+
+- ``FuzzSettings``: ``suites/fuzz/fuzz.yaml`` (operations to fuzz, schemathesis settings, the requirement
+  each built-in check stands for), deep-merged with the target's ``profile: {fuzz: ...}`` and the command
+  line budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` per process).
+- ``FuzzSession.schema(doc)``: a contract document loaded with the target's base URL and organization id,
+  narrowed to the operations to fuzz, with a fixed seed (and derandomized Hypothesis settings) so that a run
+  finds the same failures every time - the kill matrix depends on it.
+- Credentials come from the target's pool of equivalent test keys through a schemathesis auth provider (so
+  schemathesis knows they are real and never re-adds one to a request that deliberately omits it), the
+  least used key for each case, which spreads the load the way the ``api`` fixture does.
+- Global ``before_call``/``after_call`` hooks (schemathesis registers ``before_call`` globally only): a fresh
+  valid ``Idempotency-Key`` per call (generated ones repeat and would replay stored answers; an invalid or
+  missing one is left alone so negative tests still mean something), pacing through the harness pacer, the
+  live-key guard, the per-process request cap, and each exchange in the test's transcript (redacted).
+- ``run_case``: an operation whose own path answers 404 ``ROUTE_NOT_FOUND`` is skipped as not implemented
+  by the target; a schemathesis failure becomes a ``ContractViolation`` naming the requirement, what the
+  target did, a curl reproduction with the credential replaced by ``$PAYCONFORM_API_KEY``, and the
+  ``x-request-id``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import hypothesis
+import pytest
+import schemathesis
+import yaml
+from schemathesis import openapi
+from schemathesis.errors import FailureGroup
+
+from . import contract as _contract
+from . import paths
+from . import results as _results
+from .client import MAX_429_RETRIES, MAX_RETRY_AFTER, SafetyError, WRITE_METHODS, new_idempotency_key
+from .expect import ContractViolation, answered_line
+
+SEED = 20240601  # fixed: the same run generates the same cases
+DOCUMENTS = ("payouts", "checkout")
+IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,255}$")
+API_KEY_HEADER = "x-api-key"
+PLACEHOLDER_BASE_URL = "http://127.0.0.1:9/business/api/v1"  # no target: the plugin fails the tests anyway
+PROBE_ID = "pc-probe"
+TRANSCRIPT_BODY = 2048
+MAX_FAILURE_TEXT = 1500
+MAX_REPORTED_FAILURES = 5
+EXAMPLE_PROBABILITY = 0.7  # how often a generated body field takes a value from the profile's examples
+DECIMAL_STRING_REF = "#/components/schemas/DecimalString"
+_HEALTH_CHECKS = list(hypothesis.HealthCheck)
+
+
+class SpecViolation(AssertionError):
+    """Raised by the suite's custom checks: what the target did, against which requirement."""
+
+    def __init__(self, requirement: str, what: str) -> None:
+        super().__init__(f"[{requirement}] {what}")
+        self.requirement = requirement
+        self.what = what
+
+
+# ---------------------------------------------------------------------------------------------
+# settings
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FuzzSettings:
+    include: dict[str, Any]  # document -> list of operation ids, or "all"
+    exclude: list[str]
+    examples: int
+    stateful_steps: int
+    max_requests: int
+    schemathesis: dict[str, Any]
+    check_requirements: dict[str, list[str]]
+    operation_requirements: dict[str, list[str]]
+
+    @classmethod
+    def load(cls, path: Path, overrides: Mapping[str, Any] | None = None, *, budget: int | None = None,
+             max_requests: int | None = None) -> "FuzzSettings":
+        """fuzz.yaml, the target's ``profile.fuzz`` overrides, then the command line."""
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if overrides:
+            data = _contract.deep_merge(data, overrides)
+        include = data.get("include_operations") or {}
+        if include == "all" or isinstance(include, list):
+            include = {doc: include for doc in DOCUMENTS}
+        return cls(
+            include=dict(include),
+            exclude=list(data.get("exclude_operations") or []),
+            examples=int(budget if budget is not None else data.get("examples_per_operation", 5)),
+            stateful_steps=int(data.get("stateful_steps", 8)),
+            max_requests=int(max_requests if max_requests is not None else data.get("max_requests", 0)),
+            schemathesis=dict(data.get("schemathesis") or {}),
+            check_requirements={k: list(v) for k, v in (data.get("check_requirements") or {}).items()},
+            operation_requirements={k: list(v) for k, v in (data.get("operation_requirements") or {}).items()},
+        )
+
+    def operations(self, doc: str, available: Iterable[str]) -> list[str]:
+        """The operation ids of ``doc`` to fuzz, in the document's order."""
+        wanted = self.include.get(doc) or []
+        return [op for op in available if (wanted == "all" or op in wanted) and op not in self.exclude]
+
+    def hypothesis_settings(self, **extra: Any) -> hypothesis.settings:
+        """Derandomized (reproducible), no shrinking (its extra requests would break the budget), no deadline."""
+        return hypothesis.settings(
+            max_examples=self.examples, derandomize=True, database=None, deadline=None, print_blob=False,
+            phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate],
+            suppress_health_check=_HEALTH_CHECKS, **extra,
+        )
+
+
+def operation_ids(document: Mapping[str, Any]) -> list[str]:
+    """Every operationId of an OpenAPI document, in document order."""
+    ids = []
+    for item in (document.get("paths") or {}).values():
+        for op in (item or {}).values():
+            if isinstance(op, Mapping) and op.get("operationId"):
+                ids.append(str(op["operationId"]))
+    return ids
+
+
+def operation_labels(document: Mapping[str, Any]) -> dict[str, str]:
+    """``METHOD /path`` (schemathesis' operation label) -> operationId."""
+    out = {}
+    for path, item in (document.get("paths") or {}).items():
+        for method, op in (item or {}).items():
+            if isinstance(op, Mapping) and op.get("operationId"):
+                out[f"{method.upper()} {path}"] = str(op["operationId"])
+    return out
+
+
+def operation_id(operation: Any) -> str | None:
+    """The operationId of a schemathesis APIOperation."""
+    return operation.definition.raw.get("operationId")
+
+
+def _is_decimal_string(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return False
+    if schema.get("$ref") == DECIMAL_STRING_REF:
+        return True
+    return any(_is_decimal_string(s) for key in ("anyOf", "oneOf", "allOf") for s in schema.get(key) or [])
+
+
+def money_fields(documents: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    """Property names the contract declares as decimal strings (Conventions > Money), anywhere."""
+    names: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            for name, schema in (node.get("properties") or {}).items() if isinstance(node.get("properties"), Mapping) else ():
+                if _is_decimal_string(schema):
+                    names.add(str(name))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for doc in documents:
+        walk(doc)
+    return frozenset(names)
+
+
+def request_amount_fields(document: Mapping[str, Any]) -> dict[str, frozenset[str]]:
+    """operationId -> top-level request body properties declared as decimal strings (the amounts sent)."""
+    out: dict[str, frozenset[str]] = {}
+    for item in (document.get("paths") or {}).values():
+        for op in (item or {}).values():
+            if not isinstance(op, Mapping) or not op.get("operationId"):
+                continue
+            schema = (((op.get("requestBody") or {}).get("content") or {}).get("application/json") or {}).get("schema")
+            props = (schema or {}).get("properties") or {}
+            amounts = frozenset(name for name, s in props.items() if _is_decimal_string(s))
+            if amounts:
+                out[str(op["operationId"])] = amounts
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the session: one per pytest process
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FuzzSession:
+    settings: FuzzSettings
+    target: Any  # payconform.target.Target, or None when the run has no target
+    contract: _contract.Contract
+    pacer: Any
+    redactor: Any
+    requests_sent: int = 0
+    implemented: dict[str, bool] = field(default_factory=dict)
+    last_request_id: str | None = None
+    failures: dict[str, dict[tuple, list]] = field(default_factory=dict)  # nodeid -> kind -> [message, count]
+    _documents: dict[str, dict] = field(default_factory=dict)
+
+    # -- the contract ---------------------------------------------------------------------------
+
+    def document(self, doc: str) -> dict:
+        if doc not in self._documents:
+            path = self.contract.directory / f"{doc}.openapi.yaml"
+            self._documents[doc] = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return self._documents[doc]
+
+    def operations(self, doc: str) -> list[str]:
+        return self.settings.operations(doc, operation_ids(self.document(doc)))
+
+    @cached_property
+    def money_fields(self) -> frozenset[str]:
+        """Property names the contract declares as decimal strings, in either document."""
+        return money_fields(self.document(doc) for doc in DOCUMENTS)
+
+    @cached_property
+    def _amounts(self) -> dict[str, frozenset[str]]:
+        return {op: names for doc in DOCUMENTS for op, names in request_amount_fields(self.document(doc)).items()}
+
+    def amount_fields(self, op_id: str) -> frozenset[str]:
+        """The amounts an operation's request body carries (decimal-string properties at its top level)."""
+        return self._amounts.get(op_id, frozenset())
+
+    # -- schemathesis ---------------------------------------------------------------------------
+
+    def example_values(self) -> dict[str, list[Any]]:
+        """``body.<path>`` -> the values the profile's example bodies use there (placeholders left out).
+
+        Offered to schemathesis as dictionaries, so that generated requests are often valid: a walk through
+        the links only goes somewhere once a create succeeds.
+        """
+        found: dict[str, list[Any]] = {}
+
+        def walk(value: Any, path: str) -> None:
+            if isinstance(value, Mapping):
+                for key, item in value.items():
+                    walk(item, f"{path}.{key}")
+            elif isinstance(value, str) and "{" not in value:
+                values = found.setdefault(path, [])
+                if value not in values:
+                    values.append(value)
+
+        for op in (self.contract.profile.get("operations") or {}).values():
+            if isinstance(op, Mapping) and isinstance(op.get("body"), Mapping):
+                walk(op["body"], "body")
+        return found
+
+    def config(self) -> schemathesis.Config:
+        examples = self.example_values()
+        names = {path: "profile-" + re.sub(r"[^A-Za-z0-9]+", "-", path) for path in examples}
+        runtime = {
+            "dictionaries": {names[path]: {"values": values} for path, values in examples.items()},
+            "seed": SEED,
+            "base-url": self.target.base_url if self.target else PLACEHOLDER_BASE_URL,
+            "request-timeout": float(self.target.request_timeout) if self.target else 10.0,
+            "parameters": {
+                "path.orgId": (self.target.org_id if self.target else None) or "unset",
+                **{path: {"dictionary": names[path], "probability": EXAMPLE_PROBABILITY} for path in examples},
+            },
+            "generation": {"max-examples": self.settings.examples},
+        }
+        return schemathesis.Config.from_dict(_contract.deep_merge(self.settings.schemathesis, runtime))
+
+    def schema(self, doc: str) -> Any:
+        """The contract document ``doc`` as a schemathesis schema for this target (may have no operations)."""
+        schema = openapi.from_path(self.contract.directory / f"{doc}.openapi.yaml", config=self.config())
+        schema = schema.include(operation_id=self.operations(doc) or ["-none-"])
+        session = self
+
+        @schema.auth(refresh_interval=None)
+        class PoolKey:
+            """The least used key of the target's pool of equivalent read+write test keys."""
+
+            def get(self, case: Any, ctx: Any) -> str | None:
+                pool = session.target.pool if session.target else []
+                return session.pacer.least_loaded(pool) if pool else None
+
+            def set(self, case: Any, data: str | None, ctx: Any) -> None:
+                if data:
+                    case.headers = {**(case.headers or {}), API_KEY_HEADER: data}
+
+        return schema
+
+    # -- hooks ----------------------------------------------------------------------------------
+
+    def before_call(self, case: Any) -> None:
+        self.requests_sent += 1
+        cap = self.settings.max_requests
+        if cap and self.requests_sent > cap:
+            pytest.skip(f"fuzz budget used up: this process sent its {cap} requests (--fuzz-max-requests)")
+        if self.target and isinstance(case.path_parameters, dict) and "orgId" in case.path_parameters:
+            case.path_parameters["orgId"] = self.target.org_id  # stateful walks ignore the `parameters` setting
+        headers = case.headers or {}
+        for name in list(headers):
+            value = headers[name]
+            if name.lower() == "idempotency-key" and isinstance(value, str) and IDEMPOTENCY_KEY.match(value):
+                headers[name] = new_idempotency_key()
+        key = None
+        for name in list(headers):
+            if name.lower() == API_KEY_HEADER:
+                key = headers[name]
+                if self.target and key in self.target.pool:  # the least used key now, not when the case was made
+                    key = headers[name] = self.pacer.least_loaded(self.target.pool)
+        if isinstance(key, str) and key.strip().startswith("svc_live_") and case.method.upper() in WRITE_METHODS:
+            raise SafetyError(f"refusing to fuzz {case.method.upper()} {case.operation.path} with a live key")
+        self.pacer.acquire(key if isinstance(key, str) else None)
+
+    def after_call(self, case: Any, response: Any) -> None:
+        request_id = _header(response.headers, "x-request-id")
+        self.last_request_id = request_id
+        rec = _results.current()
+        if rec is None:
+            return
+        r = self.redactor
+        request = response.request
+        body = request.body or b""
+        rec.add_exchange({
+            "op": operation_id(case.operation),
+            "attempt": 1,
+            "method": request.method,
+            "url": r.redact(request.url),
+            "request_headers": r.headers(dict(request.headers)),
+            "request_body": r.redact(_truncate(body if isinstance(body, bytes) else str(body).encode())),
+            "status": response.status_code,
+            "response_headers": r.headers({k: ", ".join(v) for k, v in response.headers.items()}),
+            "response_body": r.redact(_truncate(response.content or b"")),
+            "request_id": request_id,
+            "elapsed": round(float(response.elapsed or 0.0), 4),
+        })
+
+    # -- running a case -------------------------------------------------------------------------
+
+    def ensure_implemented(self, operation: Any, anon: Any) -> None:
+        """Skip an operation the target does not serve: its own path answers 404 ROUTE_NOT_FOUND.
+
+        The probe carries no credential and no body, so it cannot run anything.
+        """
+        label = operation.label
+        if label not in self.implemented:
+            path = re.sub(r"\{(?!orgId\})\w+\}", PROBE_ID, operation.path)
+            ex = anon.request(operation.method.upper(), path, credential=None, idempotency_key=None, raw=True)
+            body = _json_or_none(ex.content)
+            self.implemented[label] = not (ex.status == 404 and isinstance(body, dict)
+                                           and body.get("type") == "ROUTE_NOT_FOUND")
+        if not self.implemented[label]:
+            pytest.skip(f"not implemented by the target: {label} answers 404 ROUTE_NOT_FOUND")
+
+    def send(self, case: Any) -> Any:
+        """``case.call()``, resent after ``Retry-After`` on a 429 (the limit may be shared with earlier runs).
+
+        A 429 means the request was refused before the handler ran (Limits), so resending is safe.
+        """
+        response = case.call()
+        for _ in range(MAX_429_RETRIES):
+            if response.status_code != 429:
+                break
+            time.sleep(_retry_after(response))
+            response = case.call()
+        return response
+
+    def run_case(self, case: Any, anon: Any) -> None:
+        self.ensure_implemented(case.operation, anon)
+        self.validate(case, self.send(case))
+
+    def validate(self, case: Any, response: Any) -> None:
+        """Run the checks; a failure is recorded for the test, which fails once the run is over.
+
+        Raising inside Hypothesis would make it replay the failing case, and a replay against a live
+        target is not the same request (names already taken, fresh idempotency keys): the report would be a
+        Flaky error instead of the failure. So the run goes on (its cost is already bounded) and
+        ``take_failures`` hands the distinct failures to ``suites/fuzz/conftest.py``.
+        """
+        try:
+            case.validate_response(response)
+        except FailureGroup as exc:
+            rec = _results.current()
+            found = self.failures.setdefault(rec.nodeid if rec else "", {})
+            kind = (case.operation.label, tuple(sorted(f.title for f in exc.exceptions)))
+            if kind in found:
+                found[kind][1] += 1
+            else:
+                found[kind] = [self.describe(case, exc), 1]
+
+    def take_failures(self, nodeid: str) -> str | None:
+        """The distinct failures a test recorded (None if it recorded none), most recent first dropped."""
+        found = self.failures.pop(nodeid, {})
+        if not found:
+            return None
+        parts = [text + (f"\n(and {count - 1} more failing cases like this one)" if count > 1 else "")
+                 for text, count in list(found.values())[:MAX_REPORTED_FAILURES]]
+        if len(found) > MAX_REPORTED_FAILURES:
+            parts.append(f"... {len(found) - MAX_REPORTED_FAILURES} more distinct failures")
+        return "\n\n".join(parts)
+
+    def describe(self, case: Any, group: FailureGroup) -> str:
+        """What failed, against which requirement, how to reproduce it, and the x-request-id."""
+        lines: list[str] = []
+        seen: set[str] = set()
+        for failure in group.exceptions:
+            for rid in self._requirements_of(failure):
+                if rid not in seen:
+                    seen.add(rid)
+                    lines.append(self.requirement_line(rid))
+        for failure in group.exceptions:
+            inner = getattr(failure, "exception", None)
+            what = inner.what if isinstance(inner, SpecViolation) else _squash(failure.message)
+            checks = ", ".join(getattr(failure, "checks", ()) or ()) or getattr(failure, "title", "check")
+            lines.append(f"what happened: {failure.title} ({checks}): {_short(what, MAX_FAILURE_TEXT)}")
+        lines.append(f"operation: {case.operation.label} (contract/{self._doc_of(case)}.openapi.yaml)")
+        lines.append("reproduce (set PAYCONFORM_API_KEY to a test key; use a fresh Idempotency-Key):")
+        lines.append("  " + self.curl(case))
+        lines.append(f"x-request-id: {self.last_request_id or '(none)'}")
+        return self.redactor.redact("\n".join(lines))
+
+    def run_stateful(self, schema: Any) -> None:
+        """Random walks through the contract's OpenAPI links (create, then read, update, delete what was made)."""
+        session = self
+        machine = schema.as_state_machine()
+
+        class Walk(machine):  # type: ignore[misc, valid-type]
+            def call(self, case: Any, **kwargs: Any) -> Any:
+                return session.send(case)
+
+            def validate_response(self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any) -> None:
+                session.validate(case, response)
+
+        Walk.run(settings=self.settings.hypothesis_settings(stateful_step_count=self.settings.stateful_steps))
+
+    def _requirements_of(self, failure: Any) -> list[str]:
+        inner = getattr(failure, "exception", None)
+        if isinstance(inner, SpecViolation):
+            return [inner.requirement]
+        out: list[str] = []
+        for check in getattr(failure, "checks", ()) or ():
+            out += self.settings.check_requirements.get(check, [])
+        return out
+
+    def _doc_of(self, case: Any) -> str:
+        op_id = operation_id(case.operation)
+        return next((d for d in DOCUMENTS if op_id in operation_ids(self.document(d))), "payouts")
+
+    def requirement_line(self, rid: str) -> str:
+        r = self.contract.requirements.get(rid) or {}
+        where = " > ".join(str(x) for x in (self.contract.part_title(r.get("part")) if r.get("part") else None,
+                                                r.get("section")) if x)
+        quote = " ".join(str(r.get("quote") or "").split())
+        return f"[{rid}] {where}: \"{quote}\"" if quote else f"[{rid}] {where}"
+
+    def curl(self, case: Any) -> str:
+        """A curl command a person can paste: the credential is an environment variable, never the key."""
+        command = case.as_curl_command()
+        masked = shlex.quote(f"{API_KEY_HEADER}: [Filtered]")
+        return command.replace(masked, f'"{API_KEY_HEADER}: $PAYCONFORM_API_KEY"')
+
+
+def _header(headers: Mapping[str, Any], name: str) -> str | None:
+    for key, value in headers.items():
+        if key.lower() == name:
+            return value[0] if isinstance(value, list) and value else (value if isinstance(value, str) else None)
+    return None
+
+
+def _retry_after(response: Any) -> float:
+    try:
+        return min(max(float(_header(response.headers, "retry-after") or 1), 0.0), MAX_RETRY_AFTER)
+    except ValueError:
+        return 1.0
+
+
+def _json_or_none(content: bytes) -> Any:
+    try:
+        return json.loads(content) if content else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _truncate(data: bytes) -> str:
+    text = data[:TRANSCRIPT_BODY].decode("utf-8", errors="replace")
+    return text + (f"... [truncated, {len(data)} bytes in all]" if len(data) > TRANSCRIPT_BODY else "")
+
+
+def _squash(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ---------------------------------------------------------------------------------------------
+# process-wide session and hooks
+# ---------------------------------------------------------------------------------------------
+
+_session: FuzzSession | None = None
+
+
+def settings_path() -> Path:
+    return paths.suites_dir() / "fuzz" / "fuzz.yaml"
+
+
+def configure(config: pytest.Config) -> FuzzSession:
+    """Build this process's session from the payconform plugin's state (called from suites/fuzz/conftest.py)."""
+    global _session
+    from .plugin import STATE
+
+    state = config.stash[STATE]
+    contract = state.contract or _contract.Contract.load()
+    settings = FuzzSettings.load(
+        settings_path(), (contract.profile or {}).get("fuzz"),
+        budget=config.getoption("payconform_fuzz_budget", default=None),
+        max_requests=config.getoption("payconform_fuzz_max_requests", default=None),
+    )
+    _session = FuzzSession(settings, state.target, contract, state.pacer, state.redactor)
+    return _session
+
+
+def item_operation(item: pytest.Item) -> str | None:
+    """The operationId a schemathesis test item runs (None for other items)."""
+    label = getattr(item, "operation_label", None)
+    if not label or _session is None:
+        return None
+    return next((labels[label] for labels in (operation_labels(_session.document(d)) for d in DOCUMENTS)
+                 if label in labels), None)
+
+
+def current() -> FuzzSession | None:
+    """This process's session (None until suites/fuzz/conftest.py configured one)."""
+    return _session
+
+
+@schemathesis.hook("before_call")
+def _before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
+    if _session is not None:
+        _session.before_call(case)
+
+
+@schemathesis.hook("after_call")
+def _after_call(context: Any, case: Any, response: Any) -> None:
+    if _session is not None:
+        _session.after_call(case, response)
+

@@ -1,0 +1,204 @@
+"""Rate-limit pacing shared by every process of a run (xdist controller and workers).
+
+A SQLite file records one row per request sent: the time and a SHA-256 prefix of the credential
+(never the key itself). ``Pacer.acquire(credential)`` blocks until sending one more request keeps every
+sliding window (61 s by default, one more than the limiter's 60 s) at or under ``fraction`` (90 %) of
+``rate_limit`` for that credential and of ``ip_rate_limit`` for everything sent from this machine.
+The check and the insert happen in one ``BEGIN IMMEDIATE`` transaction, so two processes cannot both
+take the last slot.
+
+The controller creates the file and hands its path to the workers (``workerinput``) or, for runs
+without xdist, through the ``PAYCONFORM_PACING_DB`` environment variable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import sqlite3
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+ENV_VAR = "PAYCONFORM_PACING_DB"
+ANONYMOUS = "-"
+
+
+def credential_id(credential: str | None) -> str:
+    """The stored identity of a credential: 16 hex digits of its SHA-256 (``-`` for no credential)."""
+    if not credential:
+        return ANONYMOUS
+    return hashlib.sha256(credential.encode("utf-8")).hexdigest()[:16]
+
+
+def new_db_path(directory: str | Path | None = None) -> Path:
+    fd, name = tempfile.mkstemp(prefix="payconform-pacing-", suffix=".sqlite3", dir=directory)
+    os.close(fd)
+    return Path(name)
+
+
+class Pacer:
+    def __init__(
+        self,
+        path: str | Path,
+        rate_limit: int = 100,
+        ip_rate_limit: int = 2000,
+        *,
+        window: float = 61.0,
+        fraction: float = 0.9,
+        exempt: Iterable[str] = (),
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+        max_wait: float = 300.0,
+    ) -> None:
+        self.path = str(path)
+        self.window = float(window)
+        self.per_credential = max(1, math.floor(rate_limit * fraction))
+        self.per_ip = max(1, math.floor(ip_rate_limit * fraction))
+        # Credentials that deliberately trip the limit (rate_limit_key): only the IP budget applies.
+        self.exempt = {credential_id(c) for c in exempt if c}
+        self._clock = clock
+        self._sleep = sleep
+        self.max_wait = max_wait
+        self._local = threading.local()
+        with self._connect() as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS sends (ts REAL NOT NULL, cred TEXT NOT NULL)")
+            conn.execute("CREATE INDEX IF NOT EXISTS sends_cred_ts ON sends (cred, ts)")
+            conn.execute("CREATE INDEX IF NOT EXISTS sends_ts ON sends (ts)")
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+        return conn
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    def acquire(self, credential: str | None) -> float:
+        """Wait until a request with ``credential`` fits the budget, record it, return seconds waited."""
+        cred = credential_id(credential)
+        conn = self._conn()
+        started = self._clock()
+        while True:
+            wait = self._try(conn, cred)
+            if wait <= 0:
+                return self._clock() - started
+            if self._clock() - started + wait > self.max_wait:
+                raise TimeoutError(
+                    f"pacing: waited {self._clock() - started:.0f}s for a slot under the rate limit; giving up"
+                )
+            self._sleep(min(wait, 5.0))
+
+    def _try(self, conn: sqlite3.Connection, cred: str) -> float:
+        """One attempt: 0 if recorded, else the seconds until a slot may free up."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            now = self._clock()
+            horizon = now - self.window
+            conn.execute("DELETE FROM sends WHERE ts <= ?", (now - max(10 * self.window, 600.0),))
+            waits = []
+            total = conn.execute("SELECT COUNT(*) FROM sends WHERE ts > ?", (horizon,)).fetchone()[0]
+            if total >= self.per_ip:
+                # the slot frees when the (total - per_ip + 1)-th oldest send leaves the window
+                row = conn.execute(
+                    "SELECT ts FROM sends WHERE ts > ? ORDER BY ts LIMIT 1 OFFSET ?",
+                    (horizon, total - self.per_ip),
+                ).fetchone()
+                waits.append(row[0] + self.window - now)
+            if cred != ANONYMOUS and cred not in self.exempt:
+                mine = conn.execute(
+                    "SELECT COUNT(*) FROM sends WHERE cred = ? AND ts > ?", (cred, horizon)
+                ).fetchone()[0]
+                if mine >= self.per_credential:
+                    row = conn.execute(
+                        "SELECT ts FROM sends WHERE cred = ? AND ts > ? ORDER BY ts LIMIT 1 OFFSET ?",
+                        (cred, horizon, mine - self.per_credential),
+                    ).fetchone()
+                    waits.append(row[0] + self.window - now)
+            if waits:
+                conn.execute("COMMIT")
+                return max(max(waits), 0.001) + 0.001
+            conn.execute("INSERT INTO sends (ts, cred) VALUES (?, ?)", (now, cred))
+            conn.execute("COMMIT")
+            return 0.0
+        except BaseException:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise
+
+    def recent(self, credential: str | None) -> int:
+        """Requests sent with ``credential`` in the current window."""
+        horizon = self._clock() - self.window
+        return self._conn().execute(
+            "SELECT COUNT(*) FROM sends WHERE cred = ? AND ts > ?", (credential_id(credential), horizon)
+        ).fetchone()[0]
+
+    def least_loaded(self, pool: Iterable[str]) -> str:
+        """The key of ``pool`` with the fewest sends in the current window (first on ties)."""
+        keys = list(pool)
+        if not keys:
+            raise ValueError("least_loaded: empty pool")
+        horizon = self._clock() - self.window
+        ids = {credential_id(k): k for k in keys}
+        counts = dict(
+            self._conn().execute(
+                f"SELECT cred, COUNT(*) FROM sends WHERE ts > ? AND cred IN ({','.join('?' * len(ids))}) GROUP BY cred",
+                (horizon, *ids),
+            ).fetchall()
+        )
+        return min(keys, key=lambda k: counts.get(credential_id(k), 0))
+
+    def timestamps(self, credential: str | None = None) -> list[float]:
+        """Recorded send times (for the whole IP, or one credential); for tests and diagnostics."""
+        if credential is None:
+            rows = self._conn().execute("SELECT ts FROM sends ORDER BY ts").fetchall()
+        else:
+            rows = self._conn().execute(
+                "SELECT ts FROM sends WHERE cred = ? ORDER BY ts", (credential_id(credential),)
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+class NoPacer:
+    """Stand-in when pacing is disabled."""
+
+    def acquire(self, credential: str | None) -> float:
+        return 0.0
+
+    def least_loaded(self, pool: Iterable[str]) -> str:
+        keys = list(pool)
+        if not keys:
+            raise ValueError("least_loaded: empty pool")
+        return keys[0]
+
+    def recent(self, credential: str | None) -> int:
+        return 0
+
+    def close(self) -> None:
+        pass
+
+
+_current: Pacer | NoPacer | None = None
+
+
+def set_current(pacer: Pacer | NoPacer | None) -> None:
+    global _current
+    _current = pacer
+
+
+def current() -> Pacer | NoPacer:
+    return _current if _current is not None else NoPacer()

@@ -1,0 +1,57 @@
+"""Operator-injected faults: make the next N calls of an operation in an organization slow or failing.
+
+Tests use them to observe behaviour the pristine server never shows on its own: a request still
+running (`delay`, for IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS), a given error (`error`, e.g. 503
+ORDERS_TEMPORARILY_UNAVAILABLE), or a key that cannot be recorded (`idempotency_unavailable`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from . import ids
+from .errors import ApiError
+
+KINDS = ("delay", "error", "idempotency_unavailable")
+
+
+@dataclass
+class Fault:
+    id: str
+    org_id: str
+    operation: str
+    kind: str
+    remaining: int
+    seconds: float = 0.0
+    status: int | None = None
+    type: str | None = None
+
+
+class Faults:
+    def __init__(self) -> None:
+        self._faults: list[Fault] = []
+
+    def add(self, fault: Fault) -> Fault:
+        fault.id = fault.id or ids.new_id("flt")
+        self._faults.append(fault)
+        return fault
+
+    def take(self, org_id: str, operation: str, kind: str) -> Fault | None:
+        """Consume one use of the oldest matching fault."""
+        for fault in self._faults:
+            if (fault.org_id, fault.operation, fault.kind) == (org_id, operation, kind):
+                fault.remaining -= 1
+                if fault.remaining <= 0:
+                    self._faults.remove(fault)
+                return fault
+        return None
+
+    async def before_handler(self, org_id: str, operation: str) -> None:
+        """Applied after the idempotency key is claimed, where the handler would run."""
+        delay = self.take(org_id, operation, "delay")
+        if delay is not None:
+            await asyncio.sleep(delay.seconds)
+        error = self.take(org_id, operation, "error")
+        if error is not None:
+            raise ApiError(error.type or "INTERNAL", status=error.status, detail="Injected fault.")

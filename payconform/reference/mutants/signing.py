@@ -1,0 +1,467 @@
+"""Mutants of Mode B (signed requests, the challenge flow, signing keys) and of key rotation, and one
+tolerated variant (other statuses for the signature errors, which the spec does not show).
+
+Each patches `ref.signing`, `ref.challenges` or `ref.rotation` of this server instance (see the patch points
+in `reference.py`). The lenient ones are the bugs a verifier really has: trying a second canonical form of
+a line "for compatibility", parsing DER loosely, reducing r and s modulo n, treating any DER as valid.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import json
+import secrets
+from collections.abc import Callable
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from cryptography.hazmat.primitives.asymmetric import utils
+
+from ..auth import Principal
+from ..clock import add_years, iso
+from ..errors import ApiError
+from ..keys_operator import api_key_json
+from ..operation import Call, Reply
+from ..reference import API_PREFIX
+from ..requestid import request_id_of
+from ..responses import Outgoing
+from ..signing import TIMESTAMP, SigningKey, _public_half, signed_path
+from . import mutant, variant
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from starlette.requests import Request
+
+    from ..reference import Reference
+
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+Verify = Callable[[SigningKey, str, bytes], bool]
+
+
+def _der(signature: str) -> bytes | None:
+    """The signature header's bytes, or None when it is not base64."""
+    try:
+        return base64.b64decode(signature, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _strict_rs(signature: str) -> tuple[int, int] | None:
+    der = _der(signature)
+    try:
+        return utils.decode_dss_signature(der) if der is not None else None
+    except ValueError:
+        return None
+
+
+def _as_der(rs: tuple[int, int] | None) -> str | None:
+    return base64.b64encode(utils.encode_dss_signature(*rs)).decode() if rs is not None else None
+
+
+def _also(ref: Reference, rescue: Callable[[SigningKey, str, bytes, Verify], bool]) -> None:
+    """`verify` also accepts what `rescue(key, signature, data, strict_verify)` accepts."""
+    strict: Verify = ref.signing.verify
+    ref.signing.verify = lambda key, signature, data: (  # type: ignore[method-assign]
+        strict(key, signature, data) or rescue(key, signature, data, strict))
+
+
+def _line_variant(ref: Reference, line: int, change: Callable[[str], str]) -> None:
+    """`verify` also accepts a signature over the string with line `line` (0-based) changed by `change`."""
+
+    def rescue(key: SigningKey, signature: str, data: bytes, strict: Verify) -> bool:
+        lines = data.decode("utf-8", "replace").split("\n")
+        if len(lines) != 7:
+            return False
+        lines[line] = change(lines[line])
+        return strict(key, signature, "\n".join(lines).encode("utf-8"))
+
+    _also(ref, rescue)
+
+
+# -- the signed string ----------------------------------------------------------------------------------
+
+
+@mutant("sig-path-without-prefix", reqs=["SIGN-STRING", "SIGN-P256-KEYPAIR"],
+        doc="The signed path line leaves out the API prefix `/business/api/v1`.")
+def _(ref: Reference) -> None:
+    ref.signing.signed_path = lambda request: signed_path(request).removeprefix(API_PREFIX)
+
+
+@mutant("sig-query-not-signed", reqs=["SIGN-STRING"],
+        doc="The signed path line leaves out the query string.")
+def _(ref: Reference) -> None:
+    ref.signing.signed_path = lambda request: signed_path(request).split("?", 1)[0]
+
+
+@mutant("sig-method-any-case", reqs=["SIGN-STRING"],
+        doc="A signature over the method line in lower case is accepted too.")
+def _(ref: Reference) -> None:
+    _line_variant(ref, 1, str.lower)
+
+
+@mutant("sig-body-digest-any-case", reqs=["SIGN-STRING"],
+        doc="A signature over the body digest in upper-case hex is accepted too.")
+def _(ref: Reference) -> None:
+    _line_variant(ref, 3, str.upper)
+
+
+@mutant("sig-idempotency-line-optional", reqs=["SIGN-STRING"],
+        doc="A signature with an empty idempotency line is accepted even when an Idempotency-Key was sent.")
+def _(ref: Reference) -> None:
+    _line_variant(ref, 4, lambda _: "")
+
+
+@mutant("sig-not-verified", reqs=["SIGN-STRING", "SIGN-EXACT-BYTES", "SIGN-HEADERS", "ERR-SIGNATURE-INVALID"],
+        doc="Any well-formed DER signature is accepted; it is never checked against the signed string.")
+def _(ref: Reference) -> None:
+    ref.signing.verify = lambda key, signature, data: _strict_rs(signature) is not None  # type: ignore[method-assign]
+
+
+@mutant("sig-body-canonicalized", reqs=["SIGN-EXACT-BYTES"],
+        doc="The body digest is taken over the JSON re-serialized compactly, not over the bytes received.")
+def _(ref: Reference) -> None:
+    original = ref.signing.string_to_sign
+
+    def string_to_sign(key_id: str, request: Request, body: bytes, timestamp: str, nonce: str) -> bytes:
+        try:
+            body = json.dumps(json.loads(body), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        except ValueError:
+            pass
+        return original(key_id, request, body, timestamp, nonce)
+
+    ref.signing.string_to_sign = string_to_sign  # type: ignore[method-assign]
+
+
+# -- the signature encoding -----------------------------------------------------------------------------
+
+
+def _lenient_rs(der: bytes) -> tuple[int, int]:
+    """BER-style reading: any tags and sequence length, long-form lengths, unsigned and non-minimal
+    integers, trailing bytes ignored. IndexError/ValueError when even that fails."""
+
+    def length(i: int) -> tuple[int, int]:
+        if der[i] < 0x80:
+            return der[i], i + 1
+        n = der[i] & 0x7F
+        return int.from_bytes(der[i + 1:i + 1 + n], "big"), i + 1 + n
+
+    _, i = length(1)
+    values = []
+    for _ in range(2):
+        size, i = length(i + 1)
+        values.append(int.from_bytes(der[i:i + size], "big"))
+        i += size
+    return values[0], values[1]
+
+
+@mutant("sig-der-lenient", reqs=["ERR-SIGNATURE-INVALID", "SIGN-HEADERS"],
+        doc="The signature is parsed as loose BER (long-form and wrong lengths, trailing bytes, missing or extra "
+            "leading zeros, other integer tags) before it is verified.")
+def _(ref: Reference) -> None:
+    def rescue(key: SigningKey, signature: str, data: bytes, strict: Verify) -> bool:
+        der = _der(signature)
+        try:
+            canonical = _as_der(_lenient_rs(der)) if der else None
+        except (IndexError, ValueError):
+            return False
+        return canonical is not None and strict(key, canonical, data)
+
+    _also(ref, rescue)
+
+
+@mutant("sig-raw-rs-accepted", reqs=["SIGN-HEADERS", "ERR-SIGNATURE-INVALID"],
+        doc="A raw 64-byte r||s signature is accepted as well as DER.")
+def _(ref: Reference) -> None:
+    def rescue(key: SigningKey, signature: str, data: bytes, strict: Verify) -> bool:
+        raw = _der(signature)
+        if raw is None or len(raw) != 64:
+            return False
+        canonical = _as_der((int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")))
+        return canonical is not None and strict(key, canonical, data)
+
+    _also(ref, rescue)
+
+
+@mutant("sig-r-s-reduced-mod-n", reqs=["ERR-SIGNATURE-INVALID"],
+        doc="r and s are reduced modulo the group order before verifying, so (r + n, s) passes for (r, s).")
+def _(ref: Reference) -> None:
+    def rescue(key: SigningKey, signature: str, data: bytes, strict: Verify) -> bool:
+        rs = _strict_rs(signature)
+        canonical = _as_der((rs[0] % P256_ORDER, rs[1] % P256_ORDER)) if rs and all(v % P256_ORDER for v in rs) else None
+        return canonical is not None and strict(key, canonical, data)
+
+    _also(ref, rescue)
+
+
+@mutant("sig-low-s-only", reqs=["SIGN-HEADERS"],
+        doc="A signature whose S is in the upper half (the high-S twin of a valid one) is refused.")
+def _(ref: Reference) -> None:
+    strict: Verify = ref.signing.verify
+
+    def verify(key: SigningKey, signature: str, data: bytes) -> bool:
+        rs = _strict_rs(signature)
+        return rs is not None and rs[1] <= P256_ORDER // 2 and strict(key, signature, data)
+
+    ref.signing.verify = verify  # type: ignore[method-assign]
+
+
+# -- one answer for every mismatch ----------------------------------------------------------------------
+
+CheckSigned = Callable[[SigningKey, "Request", bytes, str, "datetime"], None]
+
+
+def _on_invalid(ref: Reference, reword: Callable[[SigningKey, Request, bytes, str], str | None]) -> None:
+    """A SIGNATURE_INVALID refusal gets the detail `reword(...)` returns, when it returns one."""
+    original: CheckSigned = ref.signing.check_signed
+
+    def check_signed(key: SigningKey, request: Request, body: bytes, signature: str, now: datetime) -> None:
+        try:
+            original(key, request, body, signature, now)
+        except ApiError as err:
+            detail = reword(key, request, body, signature) if err.type == "SIGNATURE_INVALID" else None
+            if detail is not None:
+                err.detail = detail
+            raise
+
+    ref.signing.check_signed = check_signed  # type: ignore[method-assign]
+
+
+@mutant("sig-der-error-distinct", reqs=["ERR-SIGNATURE-INVALID"],
+        doc="A signature that is not DER answers SIGNATURE_INVALID with its own detail (\"not DER-encoded\").")
+def _(ref: Reference) -> None:
+    _on_invalid(ref, lambda key, request, body, signature:
+                "The signature is not a DER-encoded ECDSA signature." if _strict_rs(signature) is None else None)
+
+
+@mutant("sig-wrong-key-distinct", reqs=["ERR-SIGNATURE-INVALID"],
+        doc="A signature made with another registered key of the organization says so in its detail.")
+def _(ref: Reference) -> None:
+    def reword(key: SigningKey, request: Request, body: bytes, signature: str) -> str | None:
+        data = ref.signing.string_to_sign(key.id, request, body, request.headers.get("x-svc-timestamp", ""),
+                                          request.headers.get("x-svc-nonce", ""))
+        others = [k for k in ref.signing.of_org(key.org_id) if k.id != key.id]
+        if any(ref.signing.verify(other, signature, data) for other in others):
+            return "The request was signed with another key of this organization."
+        return None
+
+    _on_invalid(ref, reword)
+
+
+# -- freshness and nonces -------------------------------------------------------------------------------
+
+
+@mutant("skew-window-10-minutes", reqs=["SIGN-TIMESTAMP-SKEW", "ERR-SIGNATURE-TIMESTAMP-SKEW",
+                                        "SIGN-TIMESTAMP-WINDOW"],
+        doc="Signed timestamps are accepted within ten minutes of server time instead of five.")
+def _(ref: Reference) -> None:
+    ref.signing.skew = timedelta(minutes=10)
+
+
+@mutant("skew-future-unchecked", reqs=["SIGN-TIMESTAMP-SKEW"],
+        doc="Only timestamps in the past are checked; any future timestamp is fresh.")
+def _(ref: Reference) -> None:
+    ref.signing.fresh = lambda timestamp, now: bool(  # type: ignore[method-assign]
+        TIMESTAMP.match(timestamp)) and now.timestamp() - int(timestamp) <= ref.signing.skew.total_seconds()
+
+
+@mutant("nonce-not-remembered", reqs=["SIGN-NONCE-ONCE", "ERR-SIGNATURE-REPLAYED", "SIGN-REPLAY-NOT-RUN"],
+        doc="Nonces are never remembered: an identical signed request runs again.")
+def _(ref: Reference) -> None:
+    ref.signing.spend_nonce = lambda key_id, nonce, forget_after, now: True  # type: ignore[method-assign]
+
+
+# -- the challenge flow ---------------------------------------------------------------------------------
+
+
+@mutant("challenge-missing", reqs=["SIGN-CHALLENGE-202", "ERR-SIGNATURE-CHALLENGE", "SIGN-CHALLENGE-RESEND"],
+        doc="An unsigned request under a signing key answers 401 SIGNATURE_REQUIRED; no challenge is issued.")
+def _(ref: Reference) -> None:
+    ref.challenges.issue = lambda key_id, challenge_id, rebuild, now: ApiError(  # type: ignore[method-assign]
+        "SIGNATURE_REQUIRED")
+
+
+@mutant("challenge-runs-request", reqs=["SIGN-CHALLENGE-NOTHING-RAN"],
+        doc="The unsigned request runs; then its answer is replaced by the 202 challenge.")
+def _(ref: Reference) -> None:
+    original = ref.signing.authenticate
+    challenged: dict[str, ApiError] = {}
+
+    async def authenticate(request: Request) -> Principal:
+        try:
+            return await original(request)
+        except ApiError as err:
+            key = ref.signing.find(request.headers.get("x-api-key"))
+            if err.type != "SIGNATURE_CHALLENGE" or key is None:
+                raise
+            challenged[request_id_of(request)] = err
+            return Principal(key.id, key.org_id, key.mode, key.id, key.scopes)
+
+    def answer_challenge(out: Outgoing) -> None:
+        err = challenged.pop(out.request_id, None)
+        if err is not None:
+            out.status, out.is_error, out.body = err.status, True, ref.render_error(err, out.request_id)
+
+    ref.signing.authenticate = authenticate  # type: ignore[method-assign]
+    ref.response_filters.insert(0, answer_challenge)
+
+
+def _without_line(payload: str, line: int) -> list[str]:
+    lines = payload.split("\n")
+    return lines[:line] + lines[line + 1:]
+
+
+@mutant("challenge-not-bound-to-body", reqs=["SIGN-CHALLENGE-BOUND"],
+        doc="A challenge answer is accepted for a request with another body.")
+def _(ref: Reference) -> None:
+    ref.challenges.binds = lambda issued, resent: _without_line(issued, 3) == _without_line(resent, 3)  # type: ignore[method-assign]
+
+
+@mutant("challenge-not-bound-to-path", reqs=["SIGN-CHALLENGE-BOUND"],
+        doc="A challenge answer is accepted for a request with another path (or query string).")
+def _(ref: Reference) -> None:
+    ref.challenges.binds = lambda issued, resent: _without_line(issued, 2) == _without_line(resent, 2)  # type: ignore[method-assign]
+
+
+@mutant("challenge-reusable", reqs=["SIGN-CHALLENGE-SINGLE-USE", "SIGN-CHALLENGE-LIFETIME"],
+        doc="An answered challenge can be answered again.")
+def _(ref: Reference) -> None:
+    original = ref.challenges.redeem
+
+    def redeem(*args: object) -> None:
+        try:
+            original(*args)  # type: ignore[arg-type]
+        except ApiError as err:
+            if err.type != "SIGNATURE_REPLAYED":
+                raise
+
+    ref.challenges.redeem = redeem  # type: ignore[method-assign]
+
+
+@mutant("challenge-never-expires", reqs=["SIGN-CHALLENGE-EXPIRY", "SIGN-CHALLENGE-LIFETIME"],
+        doc="Challenges never expire (ten years instead of five minutes).")
+def _(ref: Reference) -> None:
+    ref.challenges.lifetime = timedelta(days=3650)
+
+
+# -- signing keys ---------------------------------------------------------------------------------------
+
+KeyMaterial = Callable[[str | None, str | None], tuple[str | None, str | None]]
+
+
+@mutant("private-key-registrable", reqs=["SIGN-PRIVATE-KEY-REFUSED"],
+        doc="A pasted private key is accepted: its public half is registered.")
+def _(ref: Reference) -> None:
+    original: KeyMaterial = ref.signing.key_material
+
+    def key_material(pem: str | None, stamp: str | None) -> tuple[str | None, str | None]:
+        return original(_public_half(pem) if pem and "PRIVATE KEY" in pem else pem, stamp)
+
+    ref.signing.key_material = key_material  # type: ignore[method-assign]
+
+
+@mutant("pem-and-stamp-accepted", reqs=["SIGN-PEM-OR-STAMP"],
+        doc="A key may register a PEM public key and a stamp key together.")
+def _(ref: Reference) -> None:
+    original: KeyMaterial = ref.signing.key_material
+
+    def key_material(pem: str | None, stamp: str | None) -> tuple[str | None, str | None]:
+        return (original(pem, None)[0], stamp) if pem is not None and stamp is not None else original(pem, stamp)
+
+    ref.signing.key_material = key_material  # type: ignore[method-assign]
+
+
+@mutant("signing-key-id-unprefixed", reqs=["SIGN-KEY-ID-FORMAT"],
+        doc="Signing key ids look like `sk_test_<hex>` instead of `akid_test_...`.")
+def _(ref: Reference) -> None:
+    ref.signing.new_key_id = lambda mode: f"sk_{mode}_{secrets.token_hex(12)}"  # type: ignore[method-assign]
+    ref.signing.applies = lambda request: request.headers.get(  # type: ignore[method-assign]
+        "x-api-key", "").startswith(("akid_", "sk_"))
+
+
+def _looser_keys(ref: Reference, loosen: Callable[[SigningKey], SigningKey]) -> None:
+    original = ref.signing.find
+    ref.signing.find = lambda key_id: (  # type: ignore[method-assign]
+        loosen(key) if (key := original(key_id)) is not None else None)
+
+
+@mutant("signing-key-expiry-ignored", reqs=["SIGN-ERROR-TYPES"],
+        doc="An expired signing key keeps working (Mode B skips the expiry check).")
+def _(ref: Reference) -> None:
+    _looser_keys(ref, lambda key: dataclasses.replace(key, expires_at="9999-12-31T00:00:00.000Z"))
+
+
+@mutant("signing-key-pinning-ignored", reqs=["SIGN-ERROR-TYPES"],
+        doc="A pinned signing key works from any address (Mode B skips the pinning check).")
+def _(ref: Reference) -> None:
+    _looser_keys(ref, lambda key: dataclasses.replace(key, pinned_ips=()))
+
+
+@mutant("signing-key-scopes-ignored", reqs=["SIGN-READ-ONLY-KEYS"],
+        doc="A read-only signing key may write (Mode B ignores the key's scopes).")
+def _(ref: Reference) -> None:
+    _looser_keys(ref, lambda key: dataclasses.replace(key, scopes=key.scopes | {"write"}))
+
+
+# -- rotation -------------------------------------------------------------------------------------------
+
+
+@mutant("rotation-predecessor-keeps-expiry", reqs=["ROT-SUCCESSOR-DEADLINE", "ROT-KEY-OVERLAP", "ROT-SIGNED-OVERLAP"],
+        doc="Rotation gives the predecessor no deadline: it keeps working until its own expiry.")
+def _(ref: Reference) -> None:
+    ref.rotation.deadline = lambda expires_at, now: expires_at  # type: ignore[method-assign]
+
+
+@mutant("rotation-overlap-1-hour", reqs=["ROT-SUCCESSOR-DEADLINE", "ROT-KEY-OVERLAP", "ROT-SIGNED-OVERLAP"],
+        doc="The predecessor's deadline is one hour after rotation instead of 24 hours.")
+def _(ref: Reference) -> None:
+    ref.rotation.overlap = timedelta(hours=1)
+
+
+@mutant("expired-key-rotatable", reqs=["ROT-EXPIRED-CANNOT-ROTATE"],
+        doc="An expired key can be rotated: a successor is issued.")
+def _(ref: Reference) -> None:
+    ref.rotation.check = lambda expires_at, now: None  # type: ignore[method-assign]
+
+
+@mutant("signed-rotation-no-overlap", reqs=["ROT-SIGNED-OVERLAP"],
+        doc="Rotating a signing key ends its predecessor at once.")
+def _(ref: Reference) -> None:
+    original = ref.signing.set_expiry
+    ref.signing.set_expiry = lambda key_id, expires_at: original(key_id, iso(ref.clock.wall()))  # type: ignore[method-assign]
+
+
+@mutant("api-key-can-rotate", reqs=["ROT-API-KEY-REFUSED"],
+        doc="An API key may call POST /organizations/{orgId}/api-keys/{apiKeyId}/rotate: a successor is issued.")
+def _(ref: Reference) -> None:
+    def rotate(call: Call) -> Reply:
+        row = ref.store.one("SELECT * FROM api_keys WHERE id = ? AND org_id = ?", (call.params["apiKeyId"], call.org_id))
+        if row is None:
+            raise ApiError("NOT_FOUND", "No such key in this organization.")
+        successor, raw = ref.auth.issue(call.org_id, row["mode"], json.loads(row["scopes"]), add_years(call.now, 1),
+                                        json.loads(row["pinned_ips"]), call.now)
+        deadline = ref.rotation.deadline(row["expires_at"], call.now)
+        ref.store.run("UPDATE api_keys SET expires_at = ? WHERE id = ?", (deadline, row["id"]))
+        return Reply(201, {**api_key_json(successor, raw), "previousValidUntil": deadline}, successor.id)
+
+    ref.wrap_handler("rotateApiKey", lambda original: rotate)
+
+
+# -- tolerated ------------------------------------------------------------------------------------------
+
+OTHER_STATUSES = {"SIGNATURE_REQUIRED": 400, "SIGNATURE_INVALID": 403, "SIGNATURE_REPLAYED": 409,
+                  "SIGNATURE_TIMESTAMP_SKEW": 400}
+
+
+@variant("signature-statuses-vary",
+         doc="The signature errors other than the 202 challenge answer 400, 403 or 409 instead of 401 (their "
+             "statuses are not shown in the spec).")
+def _(ref: Reference) -> None:
+    def restatus(out: Outgoing) -> None:
+        status = OTHER_STATUSES.get(out.body.get("type")) if out.is_error and isinstance(out.body, dict) else None
+        if status is not None:
+            out.status = out.body["status"] = status
+
+    ref.response_filters.append(restatus)

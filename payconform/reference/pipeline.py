@@ -1,0 +1,115 @@
+"""The order every API call goes through, around the route's handler.
+
+IP ceiling -> authenticate (401; Mode B signed requests in `signing.py`, which may answer the 202
+challenge) -> per-credential rate limit (429) -> organization and scope checks
+(403 / live-mode 400) -> idempotency (replay, conflicts, duplicate guard) -> injected faults -> the
+handler in one database transaction. A refusal at any step stops there: nothing later runs. Audited
+operations write one audit row per call once the caller is known to belong to the organization.
+
+Every step is looked up on the Reference at call time (`ref.auth.authenticate`, `ref.idempotency.run`,
+`ref.operations[op_id]`, ...), so a mutant that replaces an instance attribute changes the behaviour.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .errors import ApiError
+from .operation import Call, Reply
+from .requestid import request_id_of
+
+if TYPE_CHECKING:
+    from .reference import Reference
+
+log = logging.getLogger("payconform.reference")
+
+
+def client_host(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+async def handle(ref: Reference, op_id: str, request: Request) -> Response:
+    """Run one API call and turn its outcome (reply or error) into the response."""
+    try:
+        reply = await _run(ref, op_id, request)
+    except ApiError as err:
+        return ref.error_response(request, err)
+    return ref.respond(request, reply.status, reply.body)
+
+
+MAX_BODY = 1 << 20
+
+
+async def read_body(request: Request) -> bytes:
+    """The raw body, refused above 1 MiB so that one request cannot exhaust memory.
+
+    Read once and kept on the request: a signed request's body is read to verify its signature before the
+    handler reads it again.
+    """
+    cached = getattr(request.state, "raw_body", None)
+    if cached is not None:
+        return cached
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise ApiError("VALIDATION_ERROR", "The body is larger than 1 MiB.",
+                           errors=[{"field": "body", "reason": "larger than 1 MiB"}])
+    request.state.raw_body = body
+    return body
+
+
+def as_api_error(exc: BaseException, what: str, request_id: str) -> ApiError:
+    """Anything unexpected becomes 500 INTERNAL with the error body; the traceback goes to the log only."""
+    if isinstance(exc, ApiError):
+        return exc
+    log.error("unhandled error in %s (request %s)", what, request_id, exc_info=exc)
+    return ApiError("INTERNAL", "An unexpected error occurred; nothing was recorded.")
+
+
+async def _run(ref: Reference, op_id: str, request: Request) -> Reply:
+    op = ref.operations[op_id]
+    rid = request_id_of(request)
+    ref.ratelimit.check_ip(client_host(request))
+    signed = ref.signing.applies(request)  # Mode B: the key header names a signing key
+    principal = await ref.signing.authenticate(request) if signed else ref.auth.authenticate(request)
+    ref.ratelimit.check_key(principal)
+    org_id = request.path_params["orgId"]
+    call = Call(
+        ref=ref, op=op, request_id=rid, principal=principal, org_id=org_id, path=request.url.path,
+        params=dict(request.path_params), query_params=request.query_params, headers=request.headers,
+        raw_body=b"", now=ref.clock.now(principal.org_id),
+    )
+    audited = op.audit is not None and principal.org_id == org_id
+    try:
+        ref.auth.authorize(principal, org_id, op)
+        if op.takes_body:
+            call.raw_body = await read_body(request)
+        reply = await ref.idempotency.run(call, lambda: _execute(ref, call))
+    except Exception as exc:
+        err = as_api_error(exc, op_id, rid)
+        if audited:
+            _audit(ref, call, "refused", err.type, None)
+        raise err from None
+    if audited and not reply.replayed:
+        _audit(ref, call, "succeeded", None, reply.resource_id)
+    return reply
+
+
+async def _execute(ref: Reference, call: Call) -> Reply:
+    await ref.faults.before_handler(call.org_id, call.op.op_id)
+    with ref.store.tx():
+        return call.op.handler(call)
+
+
+def _audit(ref: Reference, call: Call, outcome: str, error_type: str | None, resource_id: str | None) -> None:
+    path_ids = [v for k, v in call.params.items() if k != "orgId"]
+    ref.audit.record(
+        org_id=call.org_id, mode=call.mode, action=call.op.audit or "", request_id=call.request_id,
+        resource_id=resource_id or (path_ids[0] if path_ids else None), outcome=outcome,
+        error_type=error_type, api_key_prefix=call.principal.prefix,
+    )

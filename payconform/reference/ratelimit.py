@@ -1,0 +1,46 @@
+"""Rate limits, checked before anything else runs (a 429 means the handler did not run).
+
+Fixed windows: a credential's window opens at its first request and lasts 60 seconds; the 101st request
+inside it is refused with `Retry-After` = the whole seconds until the window closes, rounded up. That
+makes `Retry-After` authoritative: a request sent that many seconds later starts a new window. The
+per-credential limiter reads the organization's clock, so the operator can fast-forward it; the
+per-source-IP ceiling (2,000 per minute) reads the wall clock.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from .auth import Principal
+from .clock import Clock
+from .errors import ApiError
+
+
+class RateLimiter:
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.per_key_limit = 100
+        self.per_ip_limit = 2000
+        self.window_seconds = 60.0
+        self._windows: dict[str, tuple[float, int]] = {}
+
+    def check_ip(self, host: str | None) -> None:
+        self._hit(f"ip:{host}", self.clock.wall(), self.per_ip_limit)
+
+    def check_key(self, principal: Principal) -> None:
+        self._hit(f"key:{principal.key_id}", self.clock.now(principal.org_id), self.per_key_limit)
+
+    def _hit(self, ident: str, now: datetime, limit: int) -> None:
+        ts = now.timestamp()
+        start, count = self._windows.get(ident, (ts, 0))
+        if ts >= start + self.window_seconds or ts < start:
+            start, count = ts, 0
+        if count >= limit:
+            retry_after = max(1, math.ceil(start + self.window_seconds - ts))
+            raise ApiError(
+                "RATE_LIMITED",
+                f"More than {limit} requests in {int(self.window_seconds)} seconds.",
+                headers={"Retry-After": str(retry_after)},
+            )
+        self._windows[ident] = (start, count + 1)

@@ -1,0 +1,118 @@
+"""The Reference object: one running reference server, its configuration, storage and components.
+
+Mutants and variants (``payconform/reference/mutants/``) change behaviour by patching attributes of one
+Reference *instance*, never module globals. The patch points:
+
+- ``ref.operations[op_id]`` - the Operation per operation id (handler, idempotency mode, scopes,
+  audit action, ...); replace one with ``dataclasses.replace`` or use ``ref.wrap_handler(op_id, wrap)``.
+  The routing table is built once, but each call looks its Operation up here.
+- ``ref.auth`` - ``authenticate(request) -> Principal`` (401s), ``authorize(principal, org_id, op)``
+  (403s, in order: wrong organization, suspended, live key before verification, scope, checkout payments
+  gate, live key on a sandbox route), ``find_key(raw) -> KeyRecord | None``, ``issue(...)``, and the
+  issuing rules ``write_only_scopes``, ``default_expiry_years``, ``max_expiry_years``.
+- ``ref.signing`` - Mode B (signed requests, ``signing.py``): ``applies(request)``, ``authenticate(request)``,
+  ``skew``, ``signed_path``, ``string_to_sign``, ``verify``, ``check_signed``, ``spend_nonce``,
+  ``key_material``, ``new_key_id``, ``set_expiry``; ``ref.challenges`` - the challenge flow
+  (``challenges.py``): ``lifetime``, ``binds``, ``issue``, ``redeem``.
+- ``ref.rotation`` - key rotation for API and signing keys (``rotation.py``): ``overlap``, ``check``,
+  ``deadline``.
+- ``ref.ratelimit`` - ``per_key_limit``, ``per_ip_limit``, ``window_seconds``, ``check_ip``, ``check_key``.
+- ``ref.idempotency`` - ``key_pattern``, ``lookup(scope, key)``, ``fingerprint(method, path, body)``,
+  ``releases(err) -> bool``, ``retention``, ``duplicate_window``, ``run(call, execute)``.
+- ``ref.faults`` - ``before_handler(org_id, op_id)``.
+- ``ref.clock`` - ``wall()`` and ``now(org_id)``.
+- ``ref.audit`` - ``record(...)``.
+- ``ref.render_error(err, request_id) -> dict`` - the error body.
+- ``ref.error_response(request, err) -> Response`` - every error answer (API, unknown routes, operator).
+- ``ref.route_not_found(method, path) -> ApiError`` - the answer for an unknown route or method.
+- ``ref.response_filters`` - callables ``f(out: Outgoing) -> None`` applied, in order, to every API
+  response (success and error, 404s included; operator routes excluded) just before it is serialized;
+  they may change ``out.status``, ``out.body`` and ``out.headers`` (``x-request-id``, ``Retry-After``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .audit import AuditLog
+from .auth import Auth
+from .challenges import Challenges
+from .clock import Clock
+from .errors import ApiError, error_body
+from .faults import Faults
+from .idempotency import Idempotency
+from .operation import Call, Operation, Reply
+from .paging import Cursors
+from .ratelimit import RateLimiter
+from .requestid import request_id_of
+from .responses import Outgoing, to_response
+from .rotation import Rotation
+from .routes import all_operations
+from .signing import Signing
+from .store import Store
+
+API_PREFIX = "/business/api/v1"
+OPERATOR_PREFIX = "/_operator"
+
+Handler = Callable[[Call], Reply]
+
+
+@dataclass(frozen=True)
+class Config:
+    operator_token: str
+    db_path: str = ":memory:"
+
+
+class Reference:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.store = Store(config.db_path)
+        self.clock = Clock(self.store)
+        self.auth = Auth(self.store, self.clock)
+        self.challenges = Challenges(self.store)
+        self.signing = Signing(self.store, self.clock, self.challenges)
+        self.rotation = Rotation()
+        self.ratelimit = RateLimiter(self.clock)
+        self.faults = Faults()
+        self.idempotency = Idempotency(self.store, self.faults)
+        self.audit = AuditLog(self.store, self.clock)
+        self.cursors = Cursors()
+        self.operations: dict[str, Operation] = {op.op_id: op for op in all_operations()}
+        self.response_filters: list[Callable[[Outgoing], None]] = []
+
+    def wrap_handler(self, op_id: str, wrap: Callable[[Handler], Handler]) -> None:
+        """Replace one operation's handler by `wrap(old_handler)`."""
+        op = self.operations[op_id]
+        self.operations[op_id] = dataclasses.replace(op, handler=wrap(op.handler))
+
+    def render_error(self, err: ApiError, request_id: str) -> dict[str, Any]:
+        return error_body(err, request_id)
+
+    def route_not_found(self, method: str, path: str) -> ApiError:
+        return ApiError(
+            "ROUTE_NOT_FOUND",
+            f"No route matches {method} {path}; payouts are sent to /payouts and read from /orders.",
+        )
+
+    def respond(self, request: Request, status: int, body: Any, headers: dict[str, str] | None = None,
+                *, is_error: bool = False) -> Response:
+        """Every response leaves through here: `x-request-id`, JSON, and the filters (API routes only)."""
+        rid = request_id_of(request)
+        out = Outgoing(status, body, {"x-request-id": rid, **(headers or {})}, is_error, rid)
+        if not request.url.path.startswith(OPERATOR_PREFIX):
+            for response_filter in self.response_filters:
+                response_filter(out)
+        return to_response(out)
+
+    def error_response(self, request: Request, err: ApiError) -> Response:
+        body = self.render_error(err, request_id_of(request))
+        return self.respond(request, err.status, body, err.headers, is_error=True)
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,110 @@
+"""Balance, balance history, balance transactions and sandbox funding (prefix `/payments/organizations/{orgId}`).
+
+All three reads come from the same append-only `balance_transactions` rows, so they always agree. The
+history is ordered by settlement time, oldest first (a held cursor moves forward in time); balance
+transactions are newest first with the row id as cursor, as the spec describes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from .. import ledger
+from ..clock import iso
+from ..errors import ApiError
+from ..money import fmt
+from ..operation import Call, Operation, Reply
+from ..paging import by_id_newest_first
+from ..validate import check
+
+SANDBOX_CURRENCY = "USD"
+HISTORY_ENTRY = {"funding": ("funding", "COMPLETED"), "payout": ("payout", "DEBITED")}
+
+
+def get_balance(call: Call) -> Reply:
+    amount = fmt(ledger.balance(call.ref.store, call.org_id, call.mode, SANDBOX_CURRENCY))
+    figure = [{"currency": SANDBOX_CURRENCY, "amount": amount}]
+    return Reply(200, {
+        "balances": figure,
+        "provider": figure,
+        "wallet": [],
+        "ledger": [{"currency": SANDBOX_CURRENCY, "amount": amount, "reserved": "0.00"}],
+        "unavailable": [],
+    })
+
+
+def fund_sandbox(call: Call) -> Reply:
+    c = check(call.json())
+    amount = c.amount("amount", required=True)
+    currency = c.string("currency", required=True, choices=(SANDBOX_CURRENCY,))
+    c.done()
+    assert amount is not None and currency is not None
+    if amount <= 0:
+        raise ApiError("BAD_REQUEST", "amount must be positive.")
+    after = ledger.post(call, type="funding", amount=amount, currency=currency)
+    return Reply(200, {"balance": {"currency": currency, "amount": fmt(after)}})
+
+
+def _history_entry(row: sqlite3.Row) -> dict[str, Any]:
+    kind, status = HISTORY_ENTRY[row["type"]]
+    return {"id": str(row["id"]), "type": kind, "status": status, "amount": row["amount"],
+            "currency": row["currency"], "balanceAfter": row["balance_after"], "orderId": row["order_id"],
+            "createdAt": row["created_at"]}
+
+
+def balance_history(call: Call) -> Reply:
+    q = call.query
+    limit = q.limit(default=100, low=1, high=500, clamp=True)
+    cursor, since = q.get("cursor"), q.instant("since")
+    if cursor is not None and since is not None:
+        raise ApiError("VALIDATION_ERROR", "Send cursor or since, not both.",
+                       errors=[{"field": "cursor", "reason": "not with since"},
+                               {"field": "since", "reason": "not with cursor"}])
+    scope = f"history:{call.org_id}:{call.mode}"
+    after = int(call.ref.cursors.decode(scope, cursor)) if cursor is not None else 0
+    sql = ("SELECT * FROM balance_transactions WHERE org_id = ? AND mode = ? AND id > ? AND type IN (?, ?)"
+           + (" AND created_at > ?" if since else "") + " ORDER BY id LIMIT ?")
+    args: list[Any] = [call.org_id, call.mode, after, *HISTORY_ENTRY]
+    rows = call.ref.store.all(sql, (*args, *([iso(since)] if since else []), limit + 1))
+    body: dict[str, Any] = {"entries": [_history_entry(r) for r in rows[:limit]], "hasMore": len(rows) > limit}
+    if len(rows) > limit:
+        body["nextCursor"] = call.ref.cursors.encode(scope, rows[limit - 1]["id"])
+    return Reply(200, body)
+
+
+def _transaction(row: sqlite3.Row) -> dict[str, Any]:
+    return {"id": str(row["id"]), "type": row["type"], "amount": row["amount"], "currency": row["currency"],
+            "fee": row["fee"], "net": row["net"], "balanceAfter": row["balance_after"], "orderId": row["order_id"],
+            "createdAt": row["created_at"]}
+
+
+def balance_transactions(call: Call) -> Reply:
+    q = call.query
+    limit = q.limit(default=100, low=1, high=100)
+    where: list[str] = []
+    args: list[Any] = []
+    types = q.csv("type", ledger.TRANSACTION_TYPES)
+    if types:
+        where.append(f"type IN ({','.join('?' * len(types))})")
+        args += types
+    for name, clause in (("orderId", "order_id = ?"), ("currency", "currency = ?")):
+        value = q.get(name)
+        if value is not None:
+            where.append(clause)
+            args.append(value)
+    rows, next_cursor = by_id_newest_first(call, table="balance_transactions", where=where, args=args, limit=limit)
+    body: dict[str, Any] = {"data": [_transaction(r) for r in rows], "hasMore": next_cursor is not None}
+    if next_cursor:
+        body["nextCursor"] = next_cursor
+    return Reply(200, body)
+
+
+P = "/payments/organizations/{orgId}"
+OPERATIONS = [
+    Operation("getBalance", "GET", P + "/balance", get_balance),
+    Operation("getBalanceHistory", "GET", P + "/balance/history", balance_history),
+    Operation("listBalanceTransactions", "GET", P + "/balance_transactions", balance_transactions),
+    Operation("fundSandbox", "POST", P + "/sandbox/funding", fund_sandbox, idempotency="required",
+              takes_body=True, sandbox_only=True),
+]

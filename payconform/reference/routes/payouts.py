@@ -1,0 +1,173 @@
+"""Payouts (foundation): create from the sandbox balance, read, list, look up by reference.
+
+Money moves from the organization's USD balance to a recipient's payment method named by its
+`destinationAccountId`. Sandbox pricing: a fixed rate per destination currency and no fee. The payout is
+created `pending`; every read first settles it on the organization's clock (`lifecycle.py`), so a read
+shows where the payout stands now and never an older state.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from .. import ids, ledger
+from ..clock import iso
+from ..corridors import RATES
+from ..errors import ApiError, field_error
+from ..lifecycle import scenario_of
+from ..money import fmt
+from ..operation import Call, Operation, Reply
+from ..paging import newest_first
+from ..validate import CURRENCY, check
+
+PAYMENT_REASONS = frozenset({
+    "charitable_contributions", "education_fees", "employee_salaries_or_wages", "gifts", "investments",
+    "purchase_of_goods", "purchase_of_services", "personal_transfers", "rent", "loans", "utility_bills",
+    "family_support", "friends_support", "real_estate", "insurance", "intercompany_transfer", "taxes", "travel",
+})
+SOURCE_CURRENCIES = ("USD",)  # the sandbox balance is one provider-held USD figure
+
+
+def payout_json(row: sqlite3.Row) -> dict[str, Any]:
+    """The `WebhookPayout` fields (plus `paymentReason`); `failureCode` on failed and returned payouts,
+    `fundsReturned` on failed, returned and canceled ones."""
+    body: dict[str, Any] = {
+        "payoutId": row["id"],
+        "status": row["status"],
+        "requiresFunding": awaiting_funds(row),
+        "sourceCurrency": row["source_currency"],
+        "sourceAmount": row["source_amount"],
+        "destinationCurrency": row["destination_currency"],
+        "destinationAmount": row["destination_amount"],
+        "destinationAccountId": row["destination_account_id"],
+        "fee": {"currency": row["fee_currency"], "amount": row["fee_amount"]},
+        "rate": row["rate"],
+        "reference": row["reference"],
+        "endUser": {"id": row["recipient_id"]},
+        "endUserId": row["recipient_id"],
+        "paymentReason": row["payment_reason"],
+        "createdAt": row["created_at"],
+        "completedAt": row["completed_at"],
+    }
+    if row["failure_code"] is not None:
+        body["failureCode"] = row["failure_code"]
+    if row["funds_returned"] is not None:
+        body["fundsReturned"] = bool(row["funds_returned"])
+    return body
+
+
+def _destination(call: Call, account_id: str) -> sqlite3.Row:
+    """The active method behind a destinationAccountId; deleted methods and recipients are not payable."""
+    row = call.ref.store.one(
+        "SELECT m.* FROM payment_methods m JOIN recipients r ON r.id = m.recipient_id"
+        " WHERE m.destination_account_id = ? AND m.org_id = ? AND m.mode = ?"
+        " AND m.deleted_at IS NULL AND r.deleted_at IS NULL",
+        (account_id, call.org_id, call.mode),
+    )
+    if row is None:
+        raise ApiError("DESTINATION_ACCOUNT_NOT_FOUND")
+    return row
+
+
+def create_payout(call: Call) -> Reply:
+    c = check(call.json())
+    account_id = c.string("destinationAccountId", required=True, max_len=100)
+    amount = c.amount("sourceAmount", required=True)
+    source_currency = c.string("sourceCurrency", required=True, choices=SOURCE_CURRENCIES)
+    destination_currency = c.string("destinationCurrency", required=True, pattern=CURRENCY, max_len=4)
+    reference = c.string("reference", required=True)
+    reason = c.string("paymentReason", nullable=True, choices=PAYMENT_REASONS)
+    c.done()
+    assert account_id and amount is not None and source_currency and destination_currency and reference
+    if amount <= 0:
+        raise ApiError("BAD_REQUEST", "sourceAmount must be positive.")
+    method = _destination(call, account_id)
+    if destination_currency != method["currency"]:
+        raise field_error("destinationCurrency", f"the destination account takes {method['currency']}")
+    # Profile (sandbox.self_funded): a crypto payout is funded from the organization's own wallet.
+    self_funded = method["kind"] == "crypto"
+    if self_funded and "crypto_payouts" not in call.principal.scopes:
+        raise ApiError("CRYPTO_PAYOUTS_DISABLED")
+    if not self_funded and ledger.balance(call.ref.store, call.org_id, call.mode, source_currency) < amount:
+        raise ApiError("INSUFFICIENT_BALANCE")
+    rate = RATES[destination_currency]
+    payout_id = ids.new_id("po")
+    call.ref.store.run(
+        "INSERT INTO payouts (id, org_id, mode, reference, recipient_id, destination_account_id, source_amount,"
+        " source_currency, destination_amount, destination_currency, fee_amount, fee_currency, rate,"
+        " payment_reason, status, created_at, scenario, requires_funding)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)",
+        (payout_id, call.org_id, call.mode, reference, method["recipient_id"], account_id, fmt(amount),
+         source_currency, fmt(amount * rate), destination_currency, "0.00", source_currency, str(rate), reason,
+         iso(call.now), scenario_of(method["details"]), int(self_funded)),
+    )
+    call.ref.lifecycle.record(call, payout_id, "payout.pending", None, "pending", call.now)
+    if not self_funded:
+        ledger.post(call, type="payout", amount=-amount, currency=source_currency, order_id=payout_id)
+    return Reply(201, payout_json(find(call, payout_id)), payout_id)
+
+
+def find(call: Call, payout_id: str) -> sqlite3.Row:
+    row = call.ref.store.one(
+        "SELECT * FROM payouts WHERE id = ? AND org_id = ? AND mode = ?", (payout_id, call.org_id, call.mode)
+    )
+    if row is None:
+        raise ApiError("NOT_FOUND", "No such payout in this organization.")
+    return call.ref.lifecycle.settle(call, row)
+
+
+def get_payout(call: Call) -> Reply:
+    return Reply(200, payout_json(find(call, call.params["payoutId"])))
+
+
+def awaiting_funds(row: sqlite3.Row) -> bool:
+    """A self-funded payout whose funding has not been confirmed: the only payout that can be canceled."""
+    return bool(row["requires_funding"]) and row["funded_at"] is None and row["status"] == "pending"
+
+
+def cancel_payout(call: Call) -> Reply:
+    """Only a payout awaiting the organization's own funds can be canceled; money had not moved."""
+    row = find(call, call.params["payoutId"])
+    if not awaiting_funds(row):
+        raise ApiError("PAYOUT_NOT_CANCELABLE")
+    call.ref.store.run("UPDATE payouts SET status = 'canceled', funds_returned = 0 WHERE id = ?", (row["id"],))
+    call.ref.lifecycle.record(call, row["id"], "payout.canceled", "pending", "canceled", call.now)
+    return Reply(200, payout_json(find(call, row["id"])), row["id"])
+
+
+def find_by_reference(call: Call) -> Reply:
+    reference = call.query.get("reference")
+    if not reference:
+        raise field_error("reference", "required")
+    rows = call.ref.store.all(
+        "SELECT * FROM payouts WHERE org_id = ? AND mode = ? AND reference = ? ORDER BY seq DESC",
+        (call.org_id, call.mode, reference),
+    )
+    return Reply(200, {"data": [payout_json(call.ref.lifecycle.settle(call, r)) for r in rows]})
+
+
+def list_payouts(call: Call) -> Reply:
+    q = call.query
+    rows, next_cursor = newest_first(
+        call.ref.store, call.ref.cursors, table="payouts", scope=f"payouts:{call.org_id}:{call.mode}",
+        where="org_id = ? AND mode = ?", params=(call.org_id, call.mode),
+        limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),
+    )
+    body: dict[str, Any] = {"data": [payout_json(call.ref.lifecycle.settle(call, r)) for r in rows]}
+    if next_cursor:
+        body["nextCursor"] = next_cursor
+    return Reply(200, body)
+
+
+P = "/payments/organizations/{orgId}"
+OPERATIONS = [
+    Operation("createPayout", "POST", P + "/payouts", create_payout, idempotency="required", money_write=True,
+              takes_body=True, audit="payout.create"),
+    Operation("cancelPayout", "POST", P + "/payouts/{payoutId}/cancel", cancel_payout, idempotency="required",
+              audit="payout.cancel"),
+    Operation("listPayouts", "GET", P + "/payouts", list_payouts),
+    Operation("getPayout", "GET", P + "/payouts/{payoutId}", get_payout),
+    Operation("getOrder", "GET", P + "/orders/{payoutId}", get_payout),
+    Operation("listOrders", "GET", P + "/orders", find_by_reference),
+]

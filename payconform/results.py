@@ -1,0 +1,268 @@
+"""Per-test records (what a test did) and the run's results (``results.json``).
+
+A ``TestRecord`` is the current test's evidence: its requirement ids, needs, the profile operations it
+used, the request ids it saw and its (redacted) transcript. The plugin makes it current for the
+duration of a test (``use_record``); ``payconform.client`` and ``payconform.expect`` read it through
+``current()``. In the controller, ``ResultCollector`` turns the reports into rows and verdicts.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+MAX_TRANSCRIPT_ENTRIES = 200
+
+TEST_VERDICTS = ("passed", "failed", "skipped", "needs_operator", "needs_clock", "needs_slow")
+REQUIREMENT_VERDICTS = (
+    "failed",
+    "passed",
+    "needs_operator",
+    "needs_clock",
+    "needs_slow",
+    "skipped",
+    "not_tested",
+    "not_testable",
+    "not_specified",
+)
+
+
+@dataclass
+class TestRecord:
+    nodeid: str = ""
+    requirements: list[str] = field(default_factory=list)
+    # one dict per requirement: id, part, part_title, section, quote (quote/section may be None)
+    requirement_info: list[dict] = field(default_factory=list)
+    needs: list[str] = field(default_factory=list)
+    profile_ops: list[str] = field(default_factory=list)
+    request_ids: list[str] = field(default_factory=list)
+    transcript: list[dict] = field(default_factory=list)
+    dropped_entries: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    __test__ = False  # not a pytest test class
+
+    def add_exchange(self, entry: dict) -> None:
+        with self._lock:
+            rid = entry.get("request_id")
+            if rid and rid not in self.request_ids:
+                self.request_ids.append(rid)
+            self.transcript.append(entry)
+            if len(self.transcript) > MAX_TRANSCRIPT_ENTRIES:
+                del self.transcript[0]
+                self.dropped_entries += 1
+
+    def use_op(self, op_id: str) -> None:
+        with self._lock:
+            if op_id not in self.profile_ops:
+                self.profile_ops.append(op_id)
+
+    def blob(self, include_transcript: bool) -> dict:
+        with self._lock:
+            out = {
+                "requirements": list(self.requirements),
+                "needs": list(self.needs),
+                "profile_ops": list(self.profile_ops),
+                "request_ids": list(self.request_ids),
+            }
+            if include_transcript:
+                out["transcript"] = list(self.transcript)
+                if self.dropped_entries:
+                    out["transcript_dropped"] = self.dropped_entries
+            return out
+
+
+_record: contextvars.ContextVar[TestRecord | None] = contextvars.ContextVar("payconform_record", default=None)
+# Fallback for threads started by a test (threads do not inherit context variables).
+_global_record: TestRecord | None = None
+
+
+def current() -> TestRecord | None:
+    """The record of the running test (or None outside a payconform test)."""
+    rec = _record.get()
+    return rec if rec is not None else _global_record
+
+
+def use_record(record: TestRecord | None):
+    """Make ``record`` current; returns a token for ``reset_record``."""
+    global _global_record
+    _global_record = record
+    return _record.set(record)
+
+
+def reset_record(token) -> None:
+    global _global_record
+    _global_record = None
+    try:
+        _record.reset(token)
+    except ValueError:  # reset from another context: just clear it
+        _record.set(None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Controller side: rows and verdicts
+# ---------------------------------------------------------------------------------------------
+
+
+def skip_verdict(reason: str | None) -> str:
+    r = (reason or "").strip()
+    if r.startswith("needs operator"):
+        return "needs_operator"
+    if r.startswith("needs clock"):
+        return "needs_clock"
+    if r.startswith("needs --run-slow"):
+        return "needs_slow"
+    return "skipped"
+
+
+class ResultCollector:
+    """Collects one row per test from (possibly remote) test reports."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, dict] = {}
+
+    def add(self, *, nodeid: str, when: str, outcome: str, duration: float, blob: Mapping | None,
+            skip_reason: str | None = None, message: str | None = None, wasxfail: bool = False) -> None:
+        row = self.rows.get(nodeid)
+        if row is None:
+            row = self.rows[nodeid] = {
+                "nodeid": nodeid,
+                "requirements": [],
+                "outcome": None,
+                "duration": 0.0,
+                "skip_reason": None,
+                "verdict": None,
+                "request_ids": [],
+                "profile_ops": [],
+                "needs": [],
+            }
+        row["duration"] = round(row["duration"] + (duration or 0.0), 6)
+        if blob:
+            for key in ("requirements", "needs", "profile_ops", "request_ids"):
+                for v in blob.get(key) or []:
+                    if v not in row[key]:
+                        row[key].append(v)
+            if blob.get("transcript") and outcome == "failed" and "transcript" not in row:
+                row["transcript"] = list(blob["transcript"])
+        if when == "setup":
+            if outcome == "skipped":
+                row["outcome"] = "skipped"
+                row["skip_reason"] = skip_reason
+            elif outcome == "failed":
+                row["outcome"] = "error"
+                row["message"] = message
+        elif when == "call":
+            if outcome == "skipped":
+                row["outcome"] = "skipped"
+                row["skip_reason"] = skip_reason if not wasxfail else f"xfail: {skip_reason or ''}".strip()
+            else:
+                row["outcome"] = outcome
+                if outcome == "failed":
+                    row["message"] = message
+        elif when == "teardown":
+            if outcome == "failed":
+                if row["outcome"] in (None, "passed", "skipped"):
+                    row["outcome"] = "error"
+                    row["message"] = message
+        if row["outcome"] == "passed":
+            row["verdict"] = "passed"
+        elif row["outcome"] in ("failed", "error"):
+            row["verdict"] = "failed"
+        elif row["outcome"] == "skipped":
+            row["verdict"] = skip_verdict(row["skip_reason"])
+
+    def tests(self) -> list[dict]:
+        out = []
+        for row in sorted(self.rows.values(), key=lambda r: r["nodeid"]):
+            r = dict(row)
+            if r["outcome"] is None:  # only a setup report arrived (should not happen) -> error
+                r["outcome"], r["verdict"] = "error", "failed"
+            if r["verdict"] != "failed":
+                r.pop("transcript", None)
+                r.pop("message", None)
+            out.append(r)
+        return out
+
+
+def requirement_rows(contract, tests: Iterable[Mapping]) -> list[dict]:
+    """One row per requirement (catalog order, then ids only seen in tests) with its verdict."""
+    by_req: dict[str, list[Mapping]] = {}
+    for t in tests:
+        for rid in t.get("requirements") or []:
+            by_req.setdefault(rid, []).append(t)
+    ids = list(contract.requirements) if contract is not None else []
+    ids += [r for r in by_req if r not in (contract.requirements if contract is not None else {})]
+    rows = []
+    for rid in ids:
+        info = (contract.requirements.get(rid) if contract is not None else None) or {}
+        ts = by_req.get(rid, [])
+        verdicts = [t.get("verdict") for t in ts]
+        testable = info.get("testable", True)
+        reason = info.get("reason")
+        if ts:
+            if "failed" in verdicts:
+                verdict = "failed"
+            elif "passed" in verdicts:
+                verdict = "passed"
+            else:
+                verdict = next(
+                    (v for v in ("needs_operator", "needs_clock", "needs_slow") if v in verdicts), "skipped"
+                )
+        elif testable is False or (isinstance(testable, str) and testable.lower() in ("false", "no", "not_specified", "not_testable")):
+            r = f"{testable} {reason or ''}".lower()
+            verdict = "not_specified" if ("not shown" in r or "not_specified" in r or "not specified" in r) else "not_testable"
+        else:
+            verdict = "not_tested"
+        rows.append(
+            {
+                "id": rid,
+                "part": info.get("part"),
+                "section": info.get("section"),
+                "quote": info.get("quote"),
+                "testable": testable,
+                "reason": reason,
+                "needs": info.get("needs"),
+                "verdict": verdict,
+                "tests": [t["nodeid"] for t in ts],
+                "counts": {v: verdicts.count(v) for v in sorted(set(verdicts))},
+            }
+        )
+    return rows
+
+
+def build_results(*, run: Mapping[str, Any], tests: list[dict], contract) -> dict:
+    reqs = requirement_rows(contract, tests)
+    return {"run": dict(run), "tests": tests, "requirements": reqs}
+
+
+def totals(results: Mapping) -> dict:
+    tests = results.get("tests") or []
+    reqs = results.get("requirements") or []
+    by_verdict: dict[str, int] = {}
+    for t in tests:
+        by_verdict[t["verdict"]] = by_verdict.get(t["verdict"], 0) + 1
+    req_by: dict[str, int] = {}
+    for r in reqs:
+        req_by[r["verdict"]] = req_by.get(r["verdict"], 0) + 1
+    return {
+        "tests": len(tests),
+        "passed": sum(1 for t in tests if t["outcome"] == "passed"),
+        "failed": sum(1 for t in tests if t["outcome"] == "failed"),
+        "errors": sum(1 for t in tests if t["outcome"] == "error"),
+        "skipped": sum(1 for t in tests if t["outcome"] == "skipped"),
+        "test_verdicts": by_verdict,
+        "requirements": len(reqs),
+        "covered": req_by.get("passed", 0),
+        "requirement_verdicts": req_by,
+    }
+
+
+def write_json(path: str | Path, data: Any) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    return p

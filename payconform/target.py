@@ -1,0 +1,421 @@
+"""The target file: one YAML or JSON document describing a deployment under test.
+
+See docs/architecture.md ("The target file"). ``Target.load(path, overrides)`` reads it, replaces
+``env:NAME`` values by the environment variable NAME, applies overrides (from CLI flags) and validates.
+``Target.dump(path)`` writes it back with mode 0600.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+import yaml
+
+API_PREFIX = "/business/api/v1"
+
+# Every credential the harness knows, in the order of the docs. Each is optional.
+CREDENTIAL_NAMES: tuple[str, ...] = (
+    "api_key",
+    "api_key_pool",
+    "read_only_key",
+    "refunds_key",
+    "crypto_key",
+    "live_key",
+    "revoked_key",
+    "expired_key",
+    "pinned_key",
+    "rate_limit_key",
+    "signing_key_id",
+    "signing_private_key",
+)
+# Credentials that are API keys (svc_test_/svc_live_); the others are signing material.
+API_KEY_NAMES = tuple(n for n in CREDENTIAL_NAMES if n not in ("signing_key_id", "signing_private_key"))
+TOP_LEVEL_FIELDS = (
+    "base_url",
+    "org_id",
+    "other_org_id",
+    "credentials",
+    "webhooks",
+    "operator",
+    "profile",
+    "rate_limit",
+    "ip_rate_limit",
+    "request_timeout",
+)
+# Scalar overrides accepted by Target.load(overrides=...) besides credential names.
+OVERRIDE_FIELDS = ("base_url", "org_id", "other_org_id", "operator_url", "operator_token", "operator_adapter",
+                   "rate_limit", "ip_rate_limit", "request_timeout")
+
+KEY_RE = re.compile(r"^svc_(test|live)_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$")
+ENV_PREFIX = "env:"
+
+
+class TargetConfigError(ValueError):
+    """The target description is unusable; the message lists every problem."""
+
+
+def _default_webhooks() -> dict:
+    return {"listen": "127.0.0.1:0", "public_url": None}
+
+
+def _default_operator() -> dict:
+    return {"adapter": "none"}
+
+
+@dataclass
+class Target:
+    base_url: str
+    org_id: str | None = None
+    other_org_id: str | None = None
+    credentials: dict[str, Any] = field(default_factory=dict)
+    webhooks: dict[str, Any] = field(default_factory=_default_webhooks)
+    operator_config: dict[str, Any] = field(default_factory=_default_operator)
+    profile: dict[str, Any] = field(default_factory=dict)
+    rate_limit: int = 100
+    ip_rate_limit: int = 2000
+    request_timeout: float = 10.0
+    source: Path | None = None
+    # name -> "env:NAME" for values that were read from the environment (kept as references on dump)
+    env_refs: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __repr__(self) -> str:  # never show secrets
+        creds = ", ".join(sorted(self.credentials))
+        return f"Target(base_url={self.base_url!r}, org_id={self.org_id!r}, credentials=[{creds}])"
+
+    # -- construction --------------------------------------------------------------------------
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        environ: Mapping[str, str] | None = None,
+        validate: bool = True,
+    ) -> "Target":
+        """Read ``path`` (YAML or JSON; optional), apply ``overrides``, resolve ``env:`` values, validate."""
+        data: dict[str, Any] = {}
+        if path is not None:
+            p = Path(path)
+            try:
+                text = p.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise TargetConfigError(f"target file {p}: cannot read it ({exc.strerror or exc})") from exc
+            try:
+                loaded = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
+            except (ValueError, yaml.YAMLError) as exc:
+                raise TargetConfigError(f"target file {p}: not valid {'JSON' if p.suffix.lower() == '.json' else 'YAML'}: {exc}") from exc
+            if loaded is None:
+                loaded = {}
+            if not isinstance(loaded, Mapping):
+                raise TargetConfigError(f"target file {p}: expected a mapping at the top level, got {type(loaded).__name__}")
+            data = copy.deepcopy(dict(loaded))
+        target = cls.from_dict(data, overrides=overrides, environ=environ, source=Path(path) if path else None,
+                               validate=validate)
+        return target
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        overrides: Mapping[str, Any] | None = None,
+        environ: Mapping[str, str] | None = None,
+        source: Path | None = None,
+        validate: bool = True,
+    ) -> "Target":
+        where = f"target file {source}" if source else "target"
+        problems: list[str] = []
+        data = copy.deepcopy(dict(data))
+        unknown = sorted(set(data) - set(TOP_LEVEL_FIELDS))
+        for name in unknown:
+            problems.append(f"unknown field {name!r} (known: {', '.join(TOP_LEVEL_FIELDS)})")
+
+        creds = data.get("credentials") or {}
+        if not isinstance(creds, Mapping):
+            problems.append("credentials must be a mapping of credential name to value")
+            creds = {}
+        creds = dict(creds)
+        operator = data.get("operator") or {}
+        if not isinstance(operator, Mapping):
+            problems.append("operator must be a mapping with adapter, url, token")
+            operator = {}
+        operator = dict(operator)
+        webhooks = data.get("webhooks")
+        if webhooks is None:
+            webhooks = _default_webhooks()
+        if not isinstance(webhooks, Mapping):
+            problems.append("webhooks must be a mapping with listen and public_url")
+            webhooks = _default_webhooks()
+        profile = data.get("profile") or {}
+        if not isinstance(profile, Mapping):
+            problems.append("profile must be a mapping (overrides of contract/profile.default.yaml)")
+            profile = {}
+
+        # -- overrides (CLI flags) -------------------------------------------------------------
+        for key, value in (overrides or {}).items():
+            if value is None:
+                continue
+            if key in CREDENTIAL_NAMES:
+                if key == "api_key_pool" and isinstance(value, str):
+                    value = [v.strip() for v in value.split(",") if v.strip()]
+                creds[key] = value
+            elif key == "operator_url":
+                operator["url"] = value
+                operator.setdefault("adapter", "reference")
+                if operator.get("adapter") in (None, "none"):
+                    operator["adapter"] = "reference"
+            elif key == "operator_token":
+                operator["token"] = value
+            elif key == "operator_adapter":
+                operator["adapter"] = value
+            elif key in OVERRIDE_FIELDS:
+                data[key] = value
+            else:
+                problems.append(f"unknown override {key!r}")
+
+        # -- env: references -----------------------------------------------------------------
+        env = os.environ if environ is None else environ
+        env_refs: dict[str, str] = {}
+
+        def resolve(name: str, value: Any) -> Any:
+            if isinstance(value, str) and value.startswith(ENV_PREFIX):
+                var = value[len(ENV_PREFIX):]
+                env_refs[name] = value
+                if var not in env or env[var] == "":
+                    problems.append(f"{name}: environment variable {var} is not set")
+                    return None
+                return env[var]
+            return value
+
+        for name in list(creds):
+            value = creds[name]
+            if isinstance(value, list):
+                creds[name] = [resolve(f"{name}[{i}]", v) for i, v in enumerate(value)]
+            else:
+                creds[name] = resolve(name, value)
+        if "token" in operator:
+            operator["token"] = resolve("operator.token", operator["token"])
+        creds = {k: v for k, v in creds.items() if v not in (None, "", [])}
+
+        base_url = data.get("base_url")
+        target = cls(
+            base_url=str(base_url).rstrip("/") if isinstance(base_url, str) else base_url,  # type: ignore[arg-type]
+            org_id=data.get("org_id"),
+            other_org_id=data.get("other_org_id"),
+            credentials=creds,
+            webhooks=dict(webhooks),
+            operator_config=operator or _default_operator(),
+            profile=dict(profile),
+            rate_limit=data.get("rate_limit", 100),
+            ip_rate_limit=data.get("ip_rate_limit", 2000),
+            request_timeout=data.get("request_timeout", 10.0),
+            source=source,
+            env_refs=env_refs,
+        )
+        target.operator_config.setdefault("adapter", "none")
+        if validate:
+            problems.extend(target._problems())
+        if problems:
+            raise TargetConfigError(f"{where} is not usable:\n" + "\n".join(f"  - {p}" for p in problems))
+        target.rate_limit = int(target.rate_limit)
+        target.ip_rate_limit = int(target.ip_rate_limit)
+        target.request_timeout = float(target.request_timeout)
+        return target
+
+    # -- validation ----------------------------------------------------------------------------
+
+    def _problems(self) -> list[str]:
+        problems: list[str] = []
+        url = self.base_url
+        if not url or not isinstance(url, str):
+            problems.append(f"base_url is required (for example http://127.0.0.1:8123{API_PREFIX})")
+        else:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https"):
+                problems.append(f"base_url must start with http:// or https://, got {url!r}")
+            elif not parts.hostname:
+                problems.append(f"base_url has no host: {url!r}")
+            if not parts.path.rstrip("/").endswith(API_PREFIX):
+                problems.append(f"base_url must end with the fixed prefix {API_PREFIX}, got {url!r}")
+            if parts.query or parts.fragment:
+                problems.append(f"base_url must not have a query or fragment: {url!r}")
+        for name in ("org_id", "other_org_id"):
+            value = getattr(self, name)
+            if value is None:
+                if name == "org_id":
+                    problems.append("org_id is required (the opaque organization id the api key belongs to)")
+                continue
+            if not isinstance(value, str) or not value.strip():
+                problems.append(f"{name} must be a non-empty string")
+            elif value.startswith("org_"):
+                problems.append(f"{name} {value!r} looks like an org_ alias; the spec requires the opaque organization id")
+            elif "/" in value:
+                problems.append(f"{name} must not contain '/'")
+        if self.org_id and self.other_org_id and self.org_id == self.other_org_id:
+            problems.append("other_org_id must differ from org_id")
+
+        for name, value in self.credentials.items():
+            if name not in CREDENTIAL_NAMES:
+                problems.append(f"unknown credential {name!r} (known: {', '.join(CREDENTIAL_NAMES)})")
+                continue
+            if name == "api_key_pool":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    problems.append("api_key_pool must be a list of api keys")
+                    continue
+                for i, key in enumerate(value):
+                    if not key.startswith("svc_test_"):
+                        problems.append(f"api_key_pool[{i}] must be a test key (svc_test_...)")
+                continue
+            if not isinstance(value, str):
+                problems.append(f"credential {name} must be a string")
+                continue
+            if name == "live_key":
+                if not value.startswith("svc_live_"):
+                    problems.append("live_key must be a live key (svc_live_...)")
+            elif name in API_KEY_NAMES and not value.startswith("svc_test_"):
+                problems.append(f"{name} must be a test key (svc_test_...): the suite never writes with a live key")
+            elif name == "signing_private_key" and "PRIVATE KEY" not in value:
+                problems.append("signing_private_key must be a PEM private key")
+
+        for name, minimum in (("rate_limit", 1), ("ip_rate_limit", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                try:
+                    ok = int(str(value)) >= minimum and not isinstance(value, bool)
+                except ValueError:
+                    ok = False
+                if not ok:
+                    problems.append(f"{name} must be a positive integer (requests per minute), got {value!r}")
+        try:
+            timeout = float(self.request_timeout)
+            if not 0 < timeout <= 600:
+                raise ValueError
+        except (TypeError, ValueError):
+            problems.append(f"request_timeout must be a number of seconds between 0 and 600, got {self.request_timeout!r}")
+
+        adapter = self.operator_config.get("adapter", "none")
+        if adapter in (None, "none"):
+            pass
+        elif adapter == "reference":
+            url = self.operator_config.get("url")
+            if not url:
+                problems.append("operator.url is required for adapter 'reference' (for example http://127.0.0.1:8123/_operator)")
+            elif urlsplit(str(url)).scheme not in ("http", "https"):
+                problems.append(f"operator.url must be http(s), got {url!r}")
+            if not self.operator_config.get("token"):
+                problems.append("operator.token is required for adapter 'reference'")
+        elif not (isinstance(adapter, str) and re.match(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", adapter)):
+            problems.append(f"operator.adapter must be 'reference', 'none' or 'package.module:Class', got {adapter!r}")
+
+        if not isinstance(self.webhooks, Mapping):
+            problems.append("webhooks must be a mapping")
+        return problems
+
+    def validate(self) -> None:
+        problems = self._problems()
+        if problems:
+            raise TargetConfigError("target is not usable:\n" + "\n".join(f"  - {p}" for p in problems))
+
+    # -- accessors -----------------------------------------------------------------------------
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.base_url).netloc
+
+    @property
+    def root_url(self) -> str:
+        """``scheme://host:port`` of the target (no prefix)."""
+        parts = urlsplit(self.base_url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    @property
+    def api_key(self) -> str | None:
+        return self.credentials.get("api_key")
+
+    @property
+    def pool(self) -> list[str]:
+        """The equivalent read+write keys to spread load over (``api_key_pool``, else ``[api_key]``)."""
+        pool = list(self.credentials.get("api_key_pool") or [])
+        if not pool and self.api_key:
+            pool = [self.api_key]
+        return pool
+
+    def credential(self, name: str) -> Any:
+        return self.credentials.get(name)
+
+    def has(self, name: str) -> bool:
+        if name == "api_key":
+            return bool(self.pool)
+        return bool(self.credentials.get(name))
+
+    @property
+    def operator_token(self) -> str | None:
+        return self.operator_config.get("token")
+
+    def secrets(self) -> list[str]:
+        """Every secret value of the target (for the redactor)."""
+        out: list[str] = []
+        for value in self.credentials.values():
+            if isinstance(value, list):
+                out.extend(v for v in value if isinstance(v, str))
+            elif isinstance(value, str):
+                out.append(value)
+        if self.operator_token:
+            out.append(str(self.operator_token))
+        return out
+
+    # -- output --------------------------------------------------------------------------------
+
+    def to_dict(self, keep_env_refs: bool = True) -> dict[str, Any]:
+        creds: dict[str, Any] = {}
+        for name, value in self.credentials.items():
+            if keep_env_refs and name in self.env_refs:
+                creds[name] = self.env_refs[name]
+            elif isinstance(value, list):
+                creds[name] = [
+                    self.env_refs.get(f"{name}[{i}]", v) if keep_env_refs else v for i, v in enumerate(value)
+                ]
+            else:
+                creds[name] = value
+        operator = dict(self.operator_config)
+        if keep_env_refs and "operator.token" in self.env_refs:
+            operator["token"] = self.env_refs["operator.token"]
+        out: dict[str, Any] = {"base_url": self.base_url, "org_id": self.org_id}
+        if self.other_org_id:
+            out["other_org_id"] = self.other_org_id
+        out.update(
+            credentials=creds,
+            webhooks=dict(self.webhooks),
+            operator=operator,
+            profile=dict(self.profile),
+            rate_limit=self.rate_limit,
+            ip_rate_limit=self.ip_rate_limit,
+            request_timeout=self.request_timeout,
+        )
+        return out
+
+    def dump(self, path: str | Path) -> Path:
+        """Write the target file (YAML, or JSON for a ``.json`` name) with mode 0600."""
+        p = Path(path)
+        data = self.to_dict()
+        text = json.dumps(data, indent=2) + "\n" if p.suffix.lower() == ".json" else yaml.safe_dump(data, sort_keys=False)
+        if p.parent and not p.parent.exists():
+            p.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            os.write(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
+        return p
+
+
+def option_name(credential: str) -> str:
+    """CLI flag of a credential: ``read_only_key`` -> ``--read-only-key``."""
+    return "--" + credential.replace("_", "-")

@@ -1,0 +1,47 @@
+"""Authentication > Mode A rule 4: `crypto_payouts` and `refunds` are granted "only alongside `write`"
+(Resources > API key, row Scopes, names the four scopes).
+
+Keys are issued in the dashboard (the operator). A key asking for either scope without `write` must be
+refused at issue; an implementation that issues it anyway is tolerated only if the key still cannot spend.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error_body, expect_status
+from payconform.operator import OperatorError
+
+from ..endpoints.factories import create_recipient, fund_sandbox, pay
+
+CASES = [pytest.param("crypto_payouts", marks=pytest.mark.req("KEY-CRYPTO-NEEDS-WRITE", "KEY-SCOPES"),
+                      id="crypto_payouts"),
+         pytest.param("refunds", marks=pytest.mark.req("KEY-REFUNDS-NEEDS-WRITE", "KEY-SCOPES"), id="refunds")]
+
+
+def _cannot_spend(org_api: Api, key: str, scope: str, contract: Contract, unique) -> None:
+    """A fully payable payout (funded balance, payable recipient) sent with `key` is refused."""
+    fund_sandbox(org_api, contract)
+    recipient = create_recipient(org_api, contract, unique)
+    with org_api.with_credential(key) as lone:
+        ex = pay(lone, contract, unique, recipient["paymentMethods"][0]["destinationAccountId"])
+    expect(400 <= ex.status < 500, f"a payout sent with a key of scopes [read, {scope}] (no `write`) was not refused",
+           ex)
+    expect_error_body(ex)
+
+
+@pytest.mark.parametrize("scope", CASES)
+@pytest.mark.needs("operator")
+def test_scope_only_alongside_write(scope: str, fresh_org, contract: Contract, unique) -> None:
+    """Issuing [read, scope] is refused while [read, write, scope] is issued and works; if [read, scope] is
+    issued after all, that key cannot make a payout."""
+    org = fresh_org()
+    paired = org.issue_key(mode="test", scopes=["read", "write", scope])
+    expect_status(org.api.op("getBalance", credential=paired), 200, f"a key issued with read, write and {scope}")
+    try:
+        lone = org.issue_key(mode="test", scopes=["read", scope])
+    except OperatorError:
+        return  # refused at issue, as required
+    _cannot_spend(org.api, lone, scope, contract, unique)

@@ -1,0 +1,1 @@
+"""Spec part: What the service does (conventions: prefix, wire format, request id, money, instants, paging)."""

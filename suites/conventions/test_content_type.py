@@ -1,0 +1,26 @@
+"""Conventions, Wire format: "JSON bodies, `content-type: application/json`." On successes and refusals alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+
+from .support import SAMPLES, Sample, Unique
+
+
+def media_type(ex: Exchange) -> str:
+    """The content-type without parameters (`; charset=utf-8` is allowed), lower-cased."""
+    return (ex.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+
+
+@pytest.mark.req("CONV-JSON-CONTENT-TYPE")
+@pytest.mark.parametrize("sample", SAMPLES, ids=str)
+def test_response_is_json(api: Api, contract: Contract, unique: Unique, sample: Sample) -> None:
+    """Each sample answer (2xx and 4xx, several routes) has `content-type: application/json` and a JSON body."""
+    ex = expect_status(sample.send(api, contract, unique), sample.status, sample.name)
+    expect(media_type(ex) == "application/json",
+           f"content-type is {ex.headers.get('content-type')!r}, not application/json", ex)
+    ex.json  # noqa: B018 - fails with the requirement when the body does not parse as JSON

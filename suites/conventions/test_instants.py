@@ -1,0 +1,59 @@
+"""Conventions, Instants: "ISO 8601; filters require a timezone."
+
+The instant filters come from the contract (query parameters of format date-time in the payouts OpenAPI
+document: balance history `since`, balance transactions and audit events `createdAfter` /
+`createdBefore`). A value without an offset is refused as a field error; the same instant with `Z` or
+`+00:00` is accepted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from .support import names_field
+
+NAIVE = "2024-01-01T00:00:00"
+
+
+def _resolve(doc: dict, node: dict) -> dict:
+    """Follow local `$ref`s (`#/components/parameters/...`)."""
+    while "$ref" in node:
+        target: Any = doc
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def instant_filters() -> list[Any]:
+    """(operation id, parameter) for every date-time query parameter of a profile-known operation."""
+    contract = Contract.load()
+    doc = contract.openapi("payouts")
+    found = []
+    for path_item in (doc.get("paths") or {}).values():
+        for op in path_item.values():
+            if not isinstance(op, dict) or op.get("operationId") not in contract.profile["operations"]:
+                continue
+            for param in op.get("parameters") or []:
+                param = _resolve(doc, param)
+                if param.get("in") == "query" and (param.get("schema") or {}).get("format") == "date-time":
+                    found.append(pytest.param(op["operationId"], param["name"],
+                                              id=f"{op['operationId']}-{param['name']}"))
+    return found
+
+
+@pytest.mark.req("CONV-INSTANT-TIMEZONE")
+@pytest.mark.parametrize(("op_id", "param"), instant_filters())
+def test_instant_filter_requires_a_timezone(api: Api, op_id: str, param: str) -> None:
+    """`{param}` without an offset: 400 VALIDATION_ERROR naming it in `errors`; with `Z` or `+00:00`: 200."""
+    refused = api.op(op_id, params={param: NAIVE})
+    body = expect_error(refused, 400, "VALIDATION_ERROR", f"{param}={NAIVE} has no timezone")
+    expect(names_field(body.get("errors"), param), f"`errors` does not name `{param}`", refused)
+    for offset in ("Z", "+00:00"):
+        expect_status(api.op(op_id, params={param: NAIVE + offset}), 200, f"{param}={NAIVE}{offset}")

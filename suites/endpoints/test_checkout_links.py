@@ -1,0 +1,161 @@
+"""Endpoints > Checkout, the link rows (publish, pause, delete; create, list, read and update from the
+profile since their paths are not shown) and Resources > Checkout link.
+
+The card processor's failures (no answer: 500; card payments not set up or refused: 503) are injected by
+the operator as faults of `checkoutCardProcessor`, and a publish still in flight is held by an operator
+delay, in fresh organizations so that nobody else meets them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.client import Api
+from payconform.expect import expect, expect_error, expect_status
+
+from .checkout_flow import draft, new_link, pause, publish, read_link, sent_link
+from .factories import create_product, success
+
+CARD_PROCESSOR = "checkoutCardProcessor"
+
+
+@pytest.mark.req("LINK-PUBLISH", "LINK-FIELDS", "LINK-STATUS-VALUES")
+def test_publish_a_draft(api: Api, contract: Contract, unique) -> None:
+    """A new link is a `draft` with `productId`, `items` and a null `expiresAt`; publish answers 200 with
+    `status: sent` and a `shareUrl`, and a read agrees."""
+    link = draft(api, contract, unique)
+    expect(link.get("status") == "draft" and "expiresAt" in link and link.get("expiresAt") is None,
+           f"a new link reads status {link.get('status')!r}, expiresAt {link.get('expiresAt', 'absent')!r}")
+    expect(isinstance(link.get("productId"), str) or isinstance(link.get("items"), list),
+           "the link carries neither `productId` nor `items`")
+    ex = publish(api, link["id"])
+    expect_status(ex, 200, "publishing a draft")
+    expect(ex.json.get("status") == "sent" and isinstance(ex.json.get("shareUrl"), str) and ex.json["shareUrl"],
+           f"publish answered status {ex.json.get('status')!r}, shareUrl {ex.json.get('shareUrl')!r}", ex)
+    read = read_link(api, link["id"])
+    expect(read.get("status") == "sent" and read.get("shareUrl") == ex.json["shareUrl"],
+           f"a read after publish shows {read.get('status')!r}, {read.get('shareUrl')!r}", ex)
+
+
+@pytest.mark.req("LINK-PRODUCT-XOR-ITEMS", "ERR-BAD-REQUEST")
+def test_product_and_items_together(api: Api, contract: Contract, unique) -> None:
+    """Both `productId` and `items`: 400 BAD_REQUEST."""
+    product = create_product(api, contract, unique)
+    ex = new_link(api, contract, unique, items=[{"productId": product["id"], "quantity": 1}])
+    expect_error(ex, 400, "BAD_REQUEST", "a link with both productId and items")
+
+
+@pytest.mark.req("ERR-BAD-REQUEST")
+def test_editing_a_published_link(api: Api, contract: Contract, unique) -> None:
+    """PATCH of a sent link: 400 BAD_REQUEST, link unchanged; the same PATCH of a draft works."""
+    link = sent_link(api, contract, unique)
+    ex = api.op("updateCheckoutLink", linkId=link["id"], json={"expiresAt": None})
+    expect_error(ex, 400, "BAD_REQUEST", "editing a published link")
+    expect(read_link(api, link["id"]).get("status") == "sent", "the refused edit changed the link", ex)
+    other = draft(api, contract, unique)
+    expect_status(api.op("updateCheckoutLink", linkId=other["id"], json={"expiresAt": None}), 200, "editing a draft")
+
+
+@pytest.mark.req("LINK-PUBLISH-ON-CREATE")
+def test_publish_on_create(api: Api, contract: Contract, unique) -> None:
+    """`publish: true` on create: 201 with the link published (`sent`) and no `publishError`."""
+    ex = new_link(api, contract, unique, publish=True)
+    expect_status(ex, success(contract, "createCheckoutLink"), "creating a link with publish: true")
+    expect(ex.json.get("status") == "sent" and "publishError" not in ex.json,
+           f"create with publish: true answered status {ex.json.get('status')!r},"
+           f" publishError {ex.json.get('publishError')!r}", ex)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.req("LINK-PUBLISH-ON-CREATE")
+def test_failed_publish_on_create_is_201(fresh_org, operator, contract: Contract, unique) -> None:
+    """The card processor refuses during create with `publish: true`: still 201, with `publishError.type`."""
+    org = fresh_org()
+    operator.inject_fault(org.org_id, CARD_PROCESSOR, "error", status=503, type="INTERNAL")
+    ex = new_link(org.api, contract, unique, publish=True)
+    expect_status(ex, success(contract, "createCheckoutLink"), "a create whose publish failed")
+    error = ex.json.get("publishError")
+    expect(isinstance(error, dict) and isinstance(error.get("type"), str),
+           f"the 201 carries publishError {error!r}, not an object with `type`", ex)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.req("LINK-PUBLISH-NOT-SET-UP", "ERR-INTERNAL")
+def test_card_payments_not_set_up(fresh_org, operator, contract: Contract, unique) -> None:
+    """The processor refuses: 503 INTERNAL with a reason in `detail`, link unchanged (a draft, no page)."""
+    org = fresh_org()
+    link = draft(org.api, contract, unique)
+    operator.inject_fault(org.org_id, CARD_PROCESSOR, "error", status=503, type="INTERNAL")
+    body = expect_error(publish(org.api, link["id"]), 503, "INTERNAL", "publish when card payments are not set up")
+    expect(body["detail"].strip(), "the 503 detail gives no reason")
+    after = read_link(org.api, link["id"])
+    expect(after.get("status") == "draft" and not after.get("shareUrl"),
+           f"after the 503 the link reads {after.get('status')!r}, shareUrl {after.get('shareUrl')!r}")
+
+
+@pytest.mark.needs("operator", "clock")
+@pytest.mark.req("LINK-PUBLISH-PROCESSOR-TIMEOUT", "ERR-INTERNAL")
+def test_processor_timeout_then_conflict(fresh_org, operator, clock, contract: Contract, unique) -> None:
+    """The processor does not answer: 500 INTERNAL; an immediate retry answers 409 CONFLICT; once the
+    attempt has cleared (an hour later on the organization's clock) the publish goes through."""
+    org = fresh_org()
+    link = draft(org.api, contract, unique)
+    operator.inject_fault(org.org_id, CARD_PROCESSOR, "error", status=500, type="INTERNAL")
+    expect_error(publish(org.api, link["id"]), 500, "INTERNAL", "publish when the processor does not answer")
+    expect_error(publish(org.api, link["id"]), 409, "CONFLICT", "an immediate retry")
+    clock.advance(org.org_id, 3600)
+    expect_status(publish(org.api, link["id"]), 200, "publishing once the attempt has cleared")
+
+
+@pytest.mark.needs("operator", "clock")
+@pytest.mark.req("LINK-PUBLISH-CONFLICT", "ERR-CONFLICT")
+def test_repriced_draft_conflicts(fresh_org, operator, clock, contract: Contract, unique) -> None:
+    """A draft whose card page was set up (a publish the processor did not answer) and then repriced:
+    publishing answers 409 CONFLICT even after the attempt has cleared."""
+    org = fresh_org()
+    link = draft(org.api, contract, unique)
+    operator.inject_fault(org.org_id, CARD_PROCESSOR, "error", status=500, type="INTERNAL")
+    expect_error(publish(org.api, link["id"]), 500, "INTERNAL", "publish when the processor does not answer")
+    cheaper = create_product(org.api, contract, unique, unitAmount="99.00")
+    expect_status(org.api.op("updateCheckoutLink", linkId=link["id"], json={"productId": cheaper["id"]}), 200,
+                  "repricing the draft")
+    clock.advance(org.org_id, 3600)
+    expect_error(publish(org.api, link["id"]), 409, "CONFLICT", "publishing a draft repriced after its card page")
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.req("LINK-PUBLISH-CONFLICT", "ERR-CONFLICT")
+def test_publish_in_flight_conflicts(fresh_org, operator, contract: Contract, unique) -> None:
+    """While one publish of a link is still running (held by an operator delay), another answers 409
+    CONFLICT; the first one completes."""
+    org = fresh_org()
+    link = draft(org.api, contract, unique)
+    operator.inject_fault(org.org_id, "publishCheckoutLink", "delay", seconds=2)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        first = pool.submit(publish, org.api.with_credential(org.api.credential), link["id"])
+        time.sleep(0.5)  # the first publish is now held by the operator's delay
+        second = publish(org.api, link["id"])
+        expect_status(first.result(timeout=15), 200, "the held publish")
+    expect_error(second, 409, "CONFLICT", "a publish while another is in flight")
+
+
+@pytest.mark.req("LINK-PAUSE")
+def test_pause_a_draft(api: Api, contract: Contract, unique) -> None:
+    """POST pause of a draft: 200 with the link `cancelled`."""
+    link = draft(api, contract, unique)
+    ex = pause(api, link["id"])
+    expect_status(ex, 200, "pausing a draft")
+    expect(ex.json.get("status") == "cancelled", f"pause answered status {ex.json.get('status')!r}", ex)
+
+
+@pytest.mark.req("LINK-DELETE", "ERR-BAD-REQUEST")
+def test_delete_a_link_that_was_live(api: Api, contract: Contract, unique) -> None:
+    """DELETE of a link that was live (sent, then paused): 400 BAD_REQUEST, and it can still be read."""
+    link = sent_link(api, contract, unique)
+    expect_status(pause(api, link["id"]), 200, "pausing the link")
+    expect_error(api.op("deleteCheckoutLink", linkId=link["id"]), 400, "BAD_REQUEST", "deleting a link that was live")
+    expect(read_link(api, link["id"]).get("status") == "cancelled", "the refused delete changed the link")

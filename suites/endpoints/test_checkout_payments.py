@@ -1,0 +1,191 @@
+"""Endpoints > Checkout, the payment rows: POST /links/{linkId}/payments/simulate, POST
+/payments/{paymentId}/simulate, GET /links/{linkId}/payments, GET /sandbox/scenarios; Resources >
+Checkout payment; Conventions > Money (checkout payment reads in base units with `decimals`).
+
+Totals that pick a sandbox scenario come from the profile (`sandbox.checkout_payment.example_totals`).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from .checkout_flow import (draft, example_total, force, list_payments, money, page_items, pause, payment,
+                            read_payment, sent_link, simulate)
+from .factories import scalars
+
+
+@pytest.mark.req("PAY-FIELDS", "CONV-MONEY-CHECKOUT-BASE-UNITS")
+def test_payment_reads_use_base_units(api: Api, contract: Contract, unique) -> None:
+    """A payment on a 150.00 link: `amountBase` "15000" with `decimals` 2 (150.00 exactly), `refundedBase`
+    "0", the `reference` and `clientReferenceId` sent, `status`, and a `refunds` list — in the simulate
+    answer and in the authoritative list alike."""
+    link_id, paid = payment(api, contract, unique, "150.00")
+    for source, got in (("simulate answer", paid), ("list", read_payment(api, contract, link_id, paid["id"]))):
+        expect(money(got, "amountBase") == Decimal("150.00"),
+               f"{source}: amountBase {got.get('amountBase')!r} with decimals {got.get('decimals')!r} is not 150.00")
+        expect(money(got, "refundedBase") == 0, f"{source}: refundedBase is {got.get('refundedBase')!r}")
+        expect(got.get("reference") == paid.get("reference") and isinstance(got.get("reference"), str),
+               f"{source}: reference is {got.get('reference')!r}")
+        expect(got.get("clientReferenceId") == got.get("reference"),
+               f"{source}: clientReferenceId is {got.get('clientReferenceId')!r}, {got.get('reference')!r} was sent")
+        expect(isinstance(got.get("status"), str) and isinstance(got.get("refunds"), list),
+               f"{source}: status {got.get('status')!r}, refunds {got.get('refunds')!r}")
+
+
+@pytest.mark.req("PAY-SIMULATE", "PAY-LIST-AUTHORITATIVE")
+def test_reference_deduplicates(api: Api, contract: Contract, unique) -> None:
+    """The same `reference` again under a new Idempotency-Key answers the same payment; the link lists one."""
+    link = sent_link(api, contract, unique)
+    reference = unique("pref")
+    first, second = simulate(api, link["id"], reference), simulate(api, link["id"], reference)
+    expect_status(first, 200, "simulating a payment")
+    expect_status(second, 200, "simulating again with the same reference")
+    expect(second.json.get("id") == first.json.get("id"),
+           f"the same reference made a second payment ({first.json.get('id')!r}, {second.json.get('id')!r})", second)
+    items = page_items(contract, list_payments(api, link["id"]))
+    expect([p.get("id") for p in items] == [first.json.get("id")], f"the link lists {items!r}, not one payment")
+    expect(items[0].get("status") == first.json.get("status"),
+           f"the list shows status {items[0].get('status')!r}, simulate answered {first.json.get('status')!r}")
+
+
+@pytest.mark.req("PAY-SIMULATE-IDEM")
+def test_simulate_needs_idempotency_key(api: Api, contract: Contract, unique) -> None:
+    """Without an Idempotency-Key: 400 IDEMPOTENCY_KEY_REQUIRED, and no payment is recorded."""
+    link = sent_link(api, contract, unique)
+    expect_error(simulate(api, link["id"], unique("pref"), idempotency_key=None), 400, "IDEMPOTENCY_KEY_REQUIRED")
+    expect(page_items(contract, list_payments(api, link["id"])) == [], "the refused simulate recorded a payment")
+
+
+@pytest.mark.req("PAY-SIMULATE-OUTCOME-BY-AMOUNT")
+@pytest.mark.parametrize(("scenario", "status"), [("paid", "paid"), ("settles_later", "pending"),
+                                                  ("charged_back", "paid")])
+def test_total_picks_the_outcome(scenario: str, status: str, api: Api, contract: Contract, unique) -> None:
+    """The last two digits of the total in minor units: ordinary `paid`, `.02` `pending`, `.04` `paid`."""
+    _, paid = payment(api, contract, unique, example_total(contract, scenario))
+    expect(paid.get("status") == status, f"a payment on {example_total(contract, scenario)} answered status"
+           f" {paid.get('status')!r}, not `{status}`")
+
+
+@pytest.mark.req("PAY-SIMULATE-CANNOT-TAKE", "ERR-BAD-REQUEST")
+@pytest.mark.parametrize("state", ["draft", "cancelled"])
+def test_link_that_cannot_take_a_payment(state: str, api: Api, contract: Contract, unique) -> None:
+    """A draft or a paused link: 400 BAD_REQUEST, nothing recorded."""
+    link = draft(api, contract, unique) if state == "draft" else sent_link(api, contract, unique)
+    if state == "cancelled":
+        expect_status(pause(api, link["id"]), 200, "pausing the link")
+    expect_error(simulate(api, link["id"], unique("pref")), 400, "BAD_REQUEST", f"a payment on a {state} link")
+    expect(page_items(contract, list_payments(api, link["id"])) == [], f"the {state} link recorded a payment")
+
+
+@pytest.mark.req("PAY-LIST")
+def test_list_is_newest_first_and_paged(api: Api, contract: Contract, unique) -> None:
+    """Three payments, `limit=2`: newest first, a `nextCursor` on the first page, none on the last, and
+    the pages together are exactly the three."""
+    link = sent_link(api, contract, unique)
+    made = []
+    for _ in range(3):
+        ex = simulate(api, link["id"], unique("pref"))
+        expect_status(ex, 200, "simulating a payment")
+        made.append(ex.json["id"])
+    first = list_payments(api, link["id"], limit="2")
+    cursor = first.json.get("nextCursor")
+    expect(isinstance(cursor, str) and cursor, "the first of two pages has no `nextCursor`", first)
+    last = list_payments(api, link["id"], limit="2", cursor=cursor)
+    expect("nextCursor" not in last.json or last.json.get("nextCursor") is None,
+           "the last page still carries a `nextCursor`", last)
+    seen = [p.get("id") for p in page_items(contract, first) + page_items(contract, last)]
+    expect(seen == list(reversed(made)), f"pages list {seen!r}; newest first is {list(reversed(made))!r}", last)
+
+
+@pytest.mark.req("LIMIT-PAY-DEFAULT", "LIMIT-PAY-INVALID-DEFAULT", "LIMIT-PAY-CLAMP-HIGH")
+def test_limit_defaults_and_clamps(api: Api, contract: Contract, unique) -> None:
+    """With 21 payments: no `limit`, `0`, `-5` and `abc` each give a page of 20 with a `nextCursor`;
+    `150` gives all 21 (above 100 becomes 100); never a 400."""
+    link = sent_link(api, contract, unique)
+    for _ in range(21):
+        expect_status(simulate(api, link["id"], unique("pref")), 200, "simulating a payment")
+    for params in ({}, {"limit": "0"}, {"limit": "-5"}, {"limit": "abc"}):
+        ex = list_payments(api, link["id"], **params)
+        items = page_items(contract, ex)
+        expect(len(items) == 20 and ex.json.get("nextCursor"),
+               f"limit {params.get('limit', 'absent')!r} gave {len(items)} payments; it must become 20", ex)
+    ex = list_payments(api, link["id"], limit="150")
+    expect(len(page_items(contract, ex)) == 21, f"limit 150 gave {len(page_items(contract, ex))} of 21 payments;"
+           " above 100 becomes 100", ex)
+
+
+@pytest.mark.req("PAY-FORCE", "PAY-FORCE-BY-REFERENCE")
+def test_force_by_reference(api: Api, contract: Contract, unique) -> None:
+    """`paymentId` may be the payment's `reference`: forcing `chargeback` through it moves that payment."""
+    link_id, paid = payment(api, contract, unique)
+    ex = force(api, paid["reference"], "chargeback")
+    expect_status(ex, 200, "forcing a chargeback by reference")
+    expect(ex.json.get("moved") is True, f"moved is {ex.json.get('moved')!r}", ex)
+    after = read_payment(api, contract, link_id, paid["id"])
+    expect(after.get("status") != "paid", f"the payment named by its reference still reads {after.get('status')!r}")
+
+
+@pytest.mark.req("PAY-FORCE-AMBIGUOUS-REFERENCE")
+def test_reference_on_two_links_is_409(api: Api, contract: Contract, unique) -> None:
+    """One `reference` on payments of two links: forcing by that reference answers 409; by id it works."""
+    reference = unique("pref")
+    ids = []
+    for _ in range(2):
+        link = sent_link(api, contract, unique)
+        ex = simulate(api, link["id"], reference)
+        expect_status(ex, 200, "a payment with the shared reference")
+        ids.append(ex.json["id"])
+    ex = force(api, reference, "chargeback")
+    expect_status(ex, 409, "forcing by a reference used on two links")
+    expect(all(f.json.get("moved") is True for f in [force(api, ids[0], "chargeback")]),
+           "forcing by id after the 409 did not move the payment", ex)
+
+
+@pytest.mark.req("PAY-FORCE-MOVED")
+def test_refused_transition_is_not_an_error(api: Api, contract: Contract, unique) -> None:
+    """Forcing `fail` on a charged-back payment: 200 with `moved: false`, status unchanged."""
+    link_id, paid = payment(api, contract, unique)
+    expect_status(force(api, paid["id"], "chargeback"), 200, "charging back a paid payment")
+    before = read_payment(api, contract, link_id, paid["id"])
+    ex = force(api, paid["id"], "fail")
+    expect_status(ex, 200, "forcing `fail` on a terminal payment")
+    expect(ex.json.get("moved") is False, f"moved is {ex.json.get('moved')!r} for a refused transition", ex)
+    after = read_payment(api, contract, link_id, paid["id"])
+    expect(after.get("status") == before.get("status"),
+           f"the refused transition moved the payment from {before.get('status')!r} to {after.get('status')!r}", ex)
+
+
+@pytest.mark.req("SBX-SCENARIOS")
+def test_scenario_table(api: Api) -> None:
+    """GET /sandbox/scenarios: 200 with a table naming the `02` and `04` endings."""
+    ex = api.op("getSandboxScenarios")
+    expect_status(ex, 200)
+    text = " ".join(scalars(ex.json))
+    for ending in ("02", "04"):
+        expect(ending in text, f"the scenario table does not mention the `{ending}` ending", ex)
+
+
+@pytest.mark.needs("live_key")
+@pytest.mark.req("AUTH-SANDBOX-ONLY-LIVE-REFUSED", "ERR-LIVE-MODE-UNSUPPORTED")
+def test_live_key_on_sandbox_route(api_as) -> None:
+    """The sandbox scenario table with a live key: 400 LIVE_MODE_UNSUPPORTED (a read: nothing can move)."""
+    live = api_as("live_key")
+    expect_error(live.op("getSandboxScenarios"), 400, "LIVE_MODE_UNSUPPORTED")
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.req("CHK-404-FOREIGN")
+def test_link_of_another_organization_is_404(api: Api, fresh_org, contract: Contract, unique) -> None:
+    """A link made in another organization: reading it, listing its payments or simulating on it with this
+    organization's key and path answers 404 NOT_FOUND."""
+    other = fresh_org()
+    link = sent_link(other.api, contract, unique)
+    expect_error(api.op("getCheckoutLink", linkId=link["id"]), 404, "NOT_FOUND", "reading a foreign link")
+    expect_error(api.op("listCheckoutPayments", linkId=link["id"]), 404, "NOT_FOUND", "a foreign link's payments")
+    expect_error(simulate(api, link["id"], unique("pref")), 404, "NOT_FOUND", "a payment on a foreign link")

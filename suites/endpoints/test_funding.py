@@ -1,0 +1,124 @@
+"""Endpoints > Payout operations, `POST /payouts/{payoutId}/funding/confirm` (`confirmPayoutFunding`).
+
+Every rule of the row: the EVM-shaped `transactionHash`, the sandbox outcomes by its last four digits
+(`0001` invalid, `0002` not yet verifiable, otherwise accepted), a refused confirmation leaving the payout
+fundable, one transfer funding exactly one payout, `FUNDING_NOT_APPLICABLE` for a balance-funded payout and
+`PAYOUT_NOT_FUNDABLE` for a canceled one. Self-funded payouts come from the profile (`sandbox.self_funded`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from ..states.payout_support import Unique, create, create_self_funded, tx_hash
+
+OUTCOMES = {"0001": (400, "FUNDING_TRANSACTION_INVALID", "ERR-FUNDING-TRANSACTION-INVALID"),
+            "0002": (409, "FUNDING_NOT_YET_VERIFIABLE", "ERR-FUNDING-NOT-YET-VERIFIABLE")}
+
+
+def confirm(api: Api, payout_id: str, transaction_hash: str | None) -> Exchange:
+    body = {} if transaction_hash is None else {"transactionHash": transaction_hash}
+    return api.op("confirmPayoutFunding", payoutId=payout_id, json=body)
+
+
+def expect_funded(ex: Exchange, payout_id: str) -> None:
+    expect_status(ex, 200, "confirming a good funding transaction")
+    expect(isinstance(ex.json, dict) and ex.json.get("payoutId") == payout_id,
+           f"the confirmation answered {ex.json!r}, not payout {payout_id!r}", ex)
+
+
+@pytest.mark.req("PAYOUT-REQUIRES-FUNDING", "PAYOUT-T-CREATE")
+@pytest.mark.needs("crypto_key", "profile")
+def test_a_payout_waiting_on_own_funds_says_so(api_as, contract: Contract, unique: Unique) -> None:
+    """`requiresFunding` is true on a payout waiting on the organization's own funds, false on one paid from
+    the balance; both start `pending`."""
+    api = api_as("crypto_key")
+    own = create_self_funded(api, contract, unique)
+    balance = create(api, contract, unique)
+    expect(own.json.get("requiresFunding") is True and own.json.get("status") == "pending",
+           f"the self-funded payout reads requiresFunding {own.json.get('requiresFunding')!r}, "
+           f"status {own.json.get('status')!r}", own)
+    expect(balance.json.get("requiresFunding") is False,
+           f"the balance-funded payout reads requiresFunding {balance.json.get('requiresFunding')!r}", balance)
+
+
+@pytest.mark.req("FUND-CONFIRM-OK", "FUND-SANDBOX-HASH-OUTCOMES")
+@pytest.mark.needs("crypto_key", "profile")
+def test_a_good_transaction_funds_the_payout(api_as, contract: Contract, unique: Unique) -> None:
+    """200 with the payout, no longer waiting on funds: it can no longer be canceled."""
+    api = api_as("crypto_key")
+    payout_id = create_self_funded(api, contract, unique).json["payoutId"]
+    ex = confirm(api, payout_id, tx_hash())
+    expect_funded(ex, payout_id)
+    expect(ex.json.get("requiresFunding") is not True, "the funded payout still reads requiresFunding: true", ex)
+    expect_error(api.op("cancelPayout", payoutId=payout_id), 400, "PAYOUT_NOT_CANCELABLE",
+                 "canceling a payout whose funding was confirmed (it no longer awaits own funds)")
+
+
+@pytest.mark.req("FUND-HASH-REQUIRED", "FUND-ERRORS")
+@pytest.mark.needs("crypto_key", "profile")
+@pytest.mark.parametrize("bad", [None, "0x1234", "0x" + "g" * 64, "ab" * 33], ids=["missing", "short", "not-hex", "no-0x"])
+def test_the_hash_must_be_evm_shaped(bad: str | None, api_as, contract: Contract, unique: Unique) -> None:
+    """A missing or malformed `transactionHash` is 400 VALIDATION_ERROR naming it; the payout stays fundable."""
+    api = api_as("crypto_key")
+    payout_id = create_self_funded(api, contract, unique).json["payoutId"]
+    err = expect_error(confirm(api, payout_id, bad), 400, "VALIDATION_ERROR", f"transactionHash {bad!r}")
+    named = [e.get("field") for e in err.get("errors") or [] if isinstance(e, dict)]
+    expect(any("transactionHash" in str(f) for f in named), f"`errors` names {named}, not transactionHash")
+    expect_funded(confirm(api, payout_id, tx_hash()), payout_id)
+
+
+@pytest.mark.parametrize("last_four", [
+    pytest.param(tail, id=tail, marks=pytest.mark.req("FUND-SANDBOX-HASH-OUTCOMES", "FUND-CHAIN-CHECKS", req))
+    for tail, (_, _, req) in sorted(OUTCOMES.items())])
+@pytest.mark.needs("crypto_key", "profile")
+def test_sandbox_refusals_leave_the_payout_fundable(last_four: str, api_as, contract: Contract,
+                                                   unique: Unique) -> None:
+    """A hash ending `0001` is FUNDING_TRANSACTION_INVALID, `0002` FUNDING_NOT_YET_VERIFIABLE; nothing is
+    recorded, so a good transfer then funds the same payout."""
+    status, error_type, _ = OUTCOMES[last_four]
+    api = api_as("crypto_key")
+    payout_id = create_self_funded(api, contract, unique).json["payoutId"]
+    expect_error(confirm(api, payout_id, tx_hash(last_four)), status, error_type, f"a hash ending {last_four}")
+    expect_funded(confirm(api, payout_id, tx_hash()), payout_id)
+
+
+@pytest.mark.req("FUND-ALREADY-USED", "ERR-FUNDING-TRANSACTION-ALREADY-USED", "FUND-SANDBOX-REUSE")
+@pytest.mark.needs("crypto_key", "profile")
+def test_one_transfer_funds_one_payout(api_as, contract: Contract, unique: Unique) -> None:
+    """The hash that funded payout A, confirmed for payout B: 409 FUNDING_TRANSACTION_ALREADY_USED whose
+    `detail` names A; B stays unfunded."""
+    api = api_as("crypto_key")
+    first = create_self_funded(api, contract, unique).json["payoutId"]
+    second = create_self_funded(api, contract, unique).json["payoutId"]
+    used = tx_hash()
+    expect_funded(confirm(api, first, used), first)
+    err = expect_error(confirm(api, second, used), 409, "FUNDING_TRANSACTION_ALREADY_USED",
+                       "a transaction that already funded another payout")
+    expect(first.lower() in str(err.get("detail", "")).lower(),
+           f"`detail` {err.get('detail')!r} does not name the payout the transaction funded ({first!r})")
+    expect_funded(confirm(api, second, tx_hash()), second)
+
+
+@pytest.mark.req("ERR-FUNDING-NOT-APPLICABLE")
+@pytest.mark.needs("profile")
+def test_a_balance_funded_payout_takes_no_funding(api, contract: Contract, unique: Unique) -> None:
+    """Confirming funding of a payout paid from the balance: 501 FUNDING_NOT_APPLICABLE."""
+    payout_id = create(api, contract, unique).json["payoutId"]
+    expect_error(confirm(api, payout_id, tx_hash()), 501, "FUNDING_NOT_APPLICABLE",
+                 "funding a payout that settles from the balance")
+
+
+@pytest.mark.req("ERR-PAYOUT-NOT-FUNDABLE", "FUND-ERRORS")
+@pytest.mark.needs("crypto_key", "profile")
+def test_a_canceled_payout_is_not_fundable(api_as, contract: Contract, unique: Unique) -> None:
+    """Confirming funding of a canceled payout: 400 PAYOUT_NOT_FUNDABLE; of an unknown payout: 404 NOT_FOUND."""
+    api = api_as("crypto_key")
+    payout_id = create_self_funded(api, contract, unique).json["payoutId"]
+    expect_status(api.op("cancelPayout", payoutId=payout_id), 200, "setup: canceling the payout")
+    expect_error(confirm(api, payout_id, tx_hash()), 400, "PAYOUT_NOT_FUNDABLE", "funding a canceled payout")
+    expect_error(confirm(api, unique("po-unknown"), tx_hash()), 404, "NOT_FOUND", "funding an unknown payout")

@@ -1,0 +1,94 @@
+"""The idempotency rows that need the request (or the key store) to misbehave, produced by operator faults.
+
+Each test uses a fresh organization so that its fault cannot be consumed by another test's request.
+
+- "First request still running: `409 IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS`" (rule 3 and its error row):
+  the first request is slowed with a `delay` fault and an identical one is sent while it runs.
+- "`IDEMPOTENCY_UNAVAILABLE` | 503 | No | As is | Key could not be recorded; nothing executed."
+- "`PAYOUT_OUTCOME_UNKNOWN` | 500 or 409 | Maybe | Never | The payout may exist and the key is kept;
+  replays answer 409."
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from threading import Barrier
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from ..endpoints.factories import product_body, success
+from .idempotency_support import Unique, payable_destination, payout_body, payouts_with_reference, products_named
+
+DELAY_SECONDS = 2.0
+
+
+def _concurrently(api: Api, op_id: str, payload: dict, key: str) -> list[Exchange]:
+    """Two identical requests (same key and body) sent at the same moment from two clients."""
+    start = Barrier(2)
+
+    def send(client: Api) -> Exchange:
+        start.wait()
+        return client.op(op_id, json=payload, idempotency_key=key)
+
+    clients = [api.with_credential(api.credential) for _ in range(2)]
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            return list(pool.map(send, clients))
+    finally:
+        for client in clients:
+            client.close()
+
+
+@pytest.mark.req("IDEM-IN-PROGRESS", "ERR-IDEMPOTENCY-KEY-REQUEST-IN-PROGRESS")
+@pytest.mark.needs("operator")
+def test_identical_request_while_the_first_runs(fresh_org, operator, contract: Contract, unique: Unique) -> None:
+    """Of two identical concurrent requests (the first slowed down), one runs and one answers 409 in progress."""
+    org = fresh_org()
+    payload, key = product_body(contract, unique), unique("key")
+    operator.inject_fault(org.org_id, "createCheckoutProduct", "delay", seconds=DELAY_SECONDS)
+    answers = sorted(_concurrently(org.api, "createCheckoutProduct", payload, key), key=lambda ex: ex.status)
+    ran, refused = answers
+    expect_status(ran, success(contract, "createCheckoutProduct"), "one of the two identical requests runs")
+    expect_error(refused, 409, "IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS", "the identical request sent while the first "
+                                                                      "was still running")
+    made = products_named(org.api, contract, payload["name"])
+    expect(len(made) == 1, f"{len(made)} products named {payload['name']!r} exist after two identical requests "
+                           "under one key")
+
+
+@pytest.mark.req("IDEM-UNAVAILABLE", "ERR-IDEMPOTENCY-UNAVAILABLE")
+@pytest.mark.needs("operator")
+def test_key_store_unavailable_executes_nothing(fresh_org, operator, contract: Contract, unique: Unique) -> None:
+    """503 IDEMPOTENCY_UNAVAILABLE leaves nothing created; resent as is with the same key, the request runs."""
+    org = fresh_org()
+    payload, key = product_body(contract, unique), unique("key")
+    operator.inject_fault(org.org_id, "createCheckoutProduct", "idempotency_unavailable")
+    expect_error(org.api.op("createCheckoutProduct", json=payload, idempotency_key=key), 503,
+                 "IDEMPOTENCY_UNAVAILABLE", "the key could not be recorded")
+    made = products_named(org.api, contract, payload["name"])
+    expect(not made, f"IDEMPOTENCY_UNAVAILABLE means nothing executed, yet product {payload['name']!r} exists")
+    expect_status(org.api.op("createCheckoutProduct", json=payload, idempotency_key=key),
+                  success(contract, "createCheckoutProduct"), "retry as is: the same request and key, resent, runs")
+
+
+@pytest.mark.req("IDEM-OUTCOME-UNKNOWN", "ERR-PAYOUT-OUTCOME-UNKNOWN")
+@pytest.mark.needs("operator")
+def test_outcome_unknown_keeps_the_key(fresh_org, operator, contract: Contract, unique: Unique) -> None:
+    """After 500 PAYOUT_OUTCOME_UNKNOWN the key is kept: the replay answers 409 and pays nothing more."""
+    org = fresh_org()
+    reference, key = unique("ref"), unique("key")
+    payload = payout_body(contract, payable_destination(org.api, contract, unique), reference)
+    operator.inject_fault(org.org_id, "createPayout", "error", status=500, type="PAYOUT_OUTCOME_UNKNOWN")
+    expect_error(org.api.op("createPayout", json=payload, idempotency_key=key), 500, "PAYOUT_OUTCOME_UNKNOWN",
+                 "the payout's outcome is unknown")
+    before = len(payouts_with_reference(org.api, contract, reference))
+    expect_error(org.api.op("createPayout", json=payload, idempotency_key=key), 409, "PAYOUT_OUTCOME_UNKNOWN",
+                 "a replay of a kept PAYOUT_OUTCOME_UNKNOWN key")
+    after = len(payouts_with_reference(org.api, contract, reference))
+    expect(before <= 1 and after == before,
+           f"GET /orders?reference={reference} finds {before} payouts after the unknown outcome and {after} after "
+           "its replay; the kept key must not pay again")

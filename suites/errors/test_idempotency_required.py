@@ -1,0 +1,88 @@
+"""Endpoints rule 3: which routes require an `Idempotency-Key`, and what a request without one gets.
+
+"Required on money-moving routes and on every checkout write and on add-payment-method ... Missing:
+`400 IDEMPOTENCY_KEY_REQUIRED`". The routes are taken from the profile's `idempotency: required` entries
+that this module knows how to set up (a real resource for each, so that the only thing wrong with the
+request is the missing header). Recipient PATCH and DELETE are "optional ... (without it the request runs
+once with no replay)": they must run without a key, and run again when repeated.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from ..endpoints.factories import contract_now, create_link, create_product, create_recipient, product_body
+from .idempotency_support import Unique, add_method_body, body, payable_destination, payout_body
+
+Setup = Callable[[Api, Contract, Unique], dict[str, Any]]
+
+
+def _product(api: Api, contract: Contract, unique: Unique) -> str:
+    return create_product(api, contract, unique)["id"]
+
+
+# op id -> the path parameters and body of an otherwise valid request (creating what it needs)
+SETUPS: dict[str, Setup] = {
+    "createPayout": lambda api, c, u: {"json": payout_body(c, payable_destination(api, c, u), u("ref"))},
+    "fundSandbox": lambda api, c, u: {"json": body(c, "fundSandbox")},
+    "createCheckoutProduct": lambda api, c, u: {"json": product_body(c, u)},
+    "updateCheckoutProduct": lambda api, c, u: {"productId": _product(api, c, u),
+                                                "json": body(c, "updateCheckoutProduct")},
+    "deleteCheckoutProduct": lambda api, c, u: {"productId": _product(api, c, u)},
+    "createCheckoutLink": lambda api, c, u: {"json": body(c, "createCheckoutLink", productId=_product(api, c, u))},
+    "deleteCheckoutLink": lambda api, c, u: {"linkId": create_link(api, c, _product(api, c, u))["id"]},
+    "addBeneficiaryMethod": lambda api, c, u: {"recipientId": create_recipient(api, c, u)["id"],
+                                               "json": add_method_body(c)},
+}
+
+
+def _required_routes() -> list[str]:
+    operations = contract_now().profile.get("operations") or {}
+    return [op for op in SETUPS if (operations.get(op) or {}).get("idempotency") == "required"]
+
+
+@pytest.mark.req("IDEM-REQUIRED", "IDEM-REQUIRED-ROUTES", "ERR-IDEMPOTENCY-KEY-REQUIRED")
+@pytest.mark.parametrize("op_id", _required_routes())
+def test_missing_key_is_refused(api: Api, contract: Contract, unique: Unique, op_id: str) -> None:
+    """A keyed route answers 400 IDEMPOTENCY_KEY_REQUIRED to an otherwise valid request without the header."""
+    request = SETUPS[op_id](api, contract, unique)
+    expect_error(api.op(op_id, idempotency_key=None, **request), 400, "IDEMPOTENCY_KEY_REQUIRED",
+                 f"{op_id} without an Idempotency-Key")
+
+
+def _patch(api: Api, recipient_id: str, name: str) -> None:
+    ex = api.op("updateBeneficiary", recipientId=recipient_id, json={"name": name}, idempotency_key=None)
+    expect_status(ex, 200, "recipient PATCH without an Idempotency-Key runs")
+
+
+@pytest.mark.req("IDEM-OPTIONAL-ROUTES")
+def test_recipient_patch_without_key_runs_every_time(api: Api, contract: Contract, unique: Unique) -> None:
+    """PATCH A, B, then A again without a key: each one runs (no replay), so the recipient ends up named A.
+
+    A server that deduplicated keyless requests would replay the first answer to the third PATCH and leave B.
+    """
+    recipient_id = create_recipient(api, contract, unique)["id"]
+    first, second = unique("a"), unique("b")
+    for name in (first, second, first):
+        _patch(api, recipient_id, name)
+    ex = api.op("getBeneficiary", recipientId=recipient_id)
+    expect_status(ex, 200)
+    expect(ex.json.get("name") == first,
+           f"after PATCH name={first!r}, {second!r}, {first!r} without a key the recipient is named "
+           f"{ex.json.get('name')!r}: the third PATCH did not run", ex)
+
+
+@pytest.mark.req("IDEM-OPTIONAL-ROUTES")
+def test_recipient_delete_without_key_runs_every_time(api: Api, contract: Contract, unique: Unique) -> None:
+    """DELETE without a key runs (200); repeated, it runs again and finds nothing (404), never a replayed 200."""
+    recipient_id = create_recipient(api, contract, unique)["id"]
+    expect_status(api.op("deleteBeneficiary", recipientId=recipient_id, idempotency_key=None), 200,
+                  "recipient DELETE without an Idempotency-Key runs")
+    expect_status(api.op("deleteBeneficiary", recipientId=recipient_id, idempotency_key=None), 404,
+                  "the same DELETE again without a key runs again and finds no recipient")

@@ -1,0 +1,154 @@
+"""Errors > Refund errors, every row, and Endpoints > Checkout, POST /payments/{paymentId}/refund.
+
+"Every refusal left the money where it was, except `REFUND_OUTCOME_UNKNOWN`": after each refusal the
+payment's `refundedBase` and `status` are read back unchanged. The amount field's name and unit (base
+units, like `amountBase`) are the profile's; a dispute, a refund still in flight and an outcome the
+processor cannot report are made by the operator in a fresh organization.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from typing import Any
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from ..endpoints.checkout_flow import example_total, force, payment, read_payment, refund
+from ..endpoints.factories import success
+
+pytestmark = pytest.mark.needs("refunds_key")
+REFUND_SCOPES = ["read", "write", "refunds"]
+
+
+def _refunded(ex: Exchange, contract: Contract, what: str) -> None:
+    expect_status(ex, success(contract, "refundCheckoutPayment"), what)
+
+
+def _unchanged(api: Api, contract: Contract, link_id: str, before: dict[str, Any], ex: Exchange) -> None:
+    after = read_payment(api, contract, link_id, before["id"])
+    for field in ("status", "refundedBase"):
+        expect(after.get(field) == before.get(field), f"the refusal moved money: `{field}` went from"
+               f" {before.get(field)!r} to {after.get(field)!r}", ex)
+
+
+def _refunds_org(fresh_org) -> tuple[Any, Api]:
+    """A fresh organization and a client whose key holds `refunds` beside `write`."""
+    org = fresh_org()
+    return org, org.api.with_credential(org.issue_key(mode="test", scopes=REFUND_SCOPES))
+
+
+@pytest.mark.req("REFUND-SCOPE", "AUTH-REFUNDS-MISSING", "ERR-INSUFFICIENT-SCOPE")
+def test_refund_needs_the_refunds_scope(api: Api, api_as, contract: Contract, unique) -> None:
+    """A read+write key without `refunds`: 403 INSUFFICIENT_SCOPE and nothing refunded; the refunds key
+    refunds the same payment."""
+    link_id, paid = payment(api, contract, unique)
+    before = read_payment(api, contract, link_id, paid["id"])
+    ex = refund(api, contract, paid["id"], "100")
+    expect_error(ex, 403, "INSUFFICIENT_SCOPE", "a refund with a key lacking `refunds`")
+    _unchanged(api, contract, link_id, before, ex)
+    _refunded(refund(api_as("refunds_key"), contract, paid["id"], "100"), contract, "the same refund with `refunds`")
+
+
+@pytest.mark.req("PAY-EVENTS", "PAY-LIST-REFUNDS", "PAY-PAID-NOT-FINAL")
+def test_partial_refund_keeps_paid(api: Api, api_as, contract: Contract, unique) -> None:
+    """A refund of part of a paid payment: status stays `paid`, `refundedBase` is the piece, and the refund
+    is listed under `refunds` on the payment."""
+    link_id, paid = payment(api, contract, unique, "150.00")
+    _refunded(refund(api_as("refunds_key"), contract, paid["id"], "5000"), contract, "refunding 50.00 of 150.00")
+    after = read_payment(api, contract, link_id, paid["id"])
+    expect(after.get("status") == "paid", f"after a partial refund the status is {after.get('status')!r}")
+    expect(after.get("refundedBase") == "5000", f"refundedBase is {after.get('refundedBase')!r}, not \"5000\"")
+    pieces = [r.get("amountBase", r.get("amount")) for r in after.get("refunds") or [] if isinstance(r, dict)]
+    expect(len(pieces) == 1, f"the payment lists refunds {after.get('refunds')!r}, not the one refund")
+
+
+@pytest.mark.req("REFUND-OMIT-AMOUNT")
+def test_omitted_amount_refunds_the_rest(api: Api, api_as, contract: Contract, unique) -> None:
+    """After a partial refund, a refund without an amount brings `refundedBase` to `amountBase`."""
+    link_id, paid = payment(api, contract, unique, "150.00")
+    refunds = api_as("refunds_key")
+    _refunded(refund(refunds, contract, paid["id"], "5000"), contract, "refunding 50.00")
+    _refunded(refund(refunds, contract, paid["id"]), contract, "refunding the rest (no amount)")
+    after = read_payment(api, contract, link_id, paid["id"])
+    expect(after.get("refundedBase") == after.get("amountBase") == "15000",
+           f"refundedBase {after.get('refundedBase')!r} of amountBase {after.get('amountBase')!r}")
+    expect(after.get("status") != "paid", f"refunded in full but still {after.get('status')!r}")
+
+
+@pytest.mark.req("ERR-REFUND-EXCEEDS-REMAINING", "REFUND-MAX-REMAINING", "REFUND-REFUSAL-NO-MONEY")
+def test_more_than_remaining(api: Api, api_as, contract: Contract, unique) -> None:
+    """One unit more than `amountBase - refundedBase`: 400 REFUND_EXCEEDS_REMAINING, money unchanged;
+    exactly the remainder is refunded."""
+    link_id, paid = payment(api, contract, unique, "150.00")
+    refunds = api_as("refunds_key")
+    _refunded(refund(refunds, contract, paid["id"], "5000"), contract, "refunding 50.00")
+    before = read_payment(api, contract, link_id, paid["id"])
+    ex = refund(refunds, contract, paid["id"], "10001")
+    expect_error(ex, 400, "REFUND_EXCEEDS_REMAINING", "refunding one unit more than remains")
+    _unchanged(api, contract, link_id, before, ex)
+    _refunded(refund(refunds, contract, paid["id"], "10000"), contract, "refunding exactly the remainder")
+
+
+@pytest.mark.req("ERR-REFUND-NOT-ALLOWED", "REFUND-REFUSAL-NO-MONEY")
+@pytest.mark.parametrize("case", ["pending", "refunded in full", "charged back", "failed"])
+def test_refund_not_allowed(case: str, api: Api, api_as, contract: Contract, unique) -> None:
+    """A pending (`.02`), refunded-in-full, charged-back or failed payment: 400 REFUND_NOT_ALLOWED, money
+    unchanged."""
+    total = example_total(contract, "settles_later" if case in ("pending", "failed") else "paid")
+    link_id, paid = payment(api, contract, unique, total)
+    action = {"refunded in full": "refund", "charged back": "chargeback", "failed": "fail"}.get(case)
+    if action:
+        moved = force(api, paid["id"], action)
+        expect(moved.status == 200 and moved.json.get("moved") is True, f"setup: forcing `{action}`", moved)
+    before = read_payment(api, contract, link_id, paid["id"])
+    ex = refund(api_as("refunds_key"), contract, paid["id"], "100")
+    expect_error(ex, 400, "REFUND_NOT_ALLOWED", f"refunding a {case} payment")
+    _unchanged(api, contract, link_id, before, ex)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.req("ERR-REFUND-DISPUTED", "REFUND-REFUSAL-NO-MONEY")
+def test_refund_of_disputed_payment(fresh_org, operator, contract: Contract, unique) -> None:
+    """A paid payment the card holder disputes (opened by the operator): 400 REFUND_DISPUTED, money
+    unchanged."""
+    org, refunds = _refunds_org(fresh_org)
+    link_id, paid = payment(org.api, contract, unique)
+    operator.open_dispute(org.org_id, paid["id"])
+    before = read_payment(org.api, contract, link_id, paid["id"])
+    ex = refund(refunds, contract, paid["id"], "100")
+    expect_error(ex, 400, "REFUND_DISPUTED", "refunding a disputed payment")
+    _unchanged(org.api, contract, link_id, before, ex)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.req("ERR-REFUND-IN-PROGRESS", "REFUND-REFUSAL-NO-MONEY")
+def test_one_refund_at_a_time(fresh_org, operator, contract: Contract, unique) -> None:
+    """While a refund is still running (held by an operator delay), a second refund of the payment answers
+    409 REFUND_IN_PROGRESS; only the first one is recorded."""
+    org, refunds = _refunds_org(fresh_org)
+    link_id, paid = payment(org.api, contract, unique, "150.00")
+    operator.inject_fault(org.org_id, "refundCheckoutPayment", "delay", seconds=2)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        first = pool.submit(refund, refunds, contract, paid["id"], "1000")
+        time.sleep(0.5)  # the first refund is now held by the operator's delay
+        second = refund(refunds.with_credential(refunds.credential), contract, paid["id"], "2000", timeout=5)
+        _refunded(first.result(timeout=15), contract, "the held refund")
+    expect_error(second, 409, "REFUND_IN_PROGRESS", "a second refund while the first is running")
+    after = read_payment(org.api, contract, link_id, paid["id"])
+    expect(after.get("refundedBase") == "1000", f"refundedBase is {after.get('refundedBase')!r}; only the first"
+           " refund (1000) may be recorded", second)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.req("ERR-REFUND-OUTCOME-UNKNOWN", "REFUND-ERROR-TYPES")
+def test_refund_outcome_unknown(fresh_org, operator, contract: Contract, unique) -> None:
+    """A refund whose outcome the processor cannot report (operator fault): 502 REFUND_OUTCOME_UNKNOWN."""
+    org, refunds = _refunds_org(fresh_org)
+    _, paid = payment(org.api, contract, unique)
+    operator.inject_fault(org.org_id, "refundCheckoutPayment", "error", type="REFUND_OUTCOME_UNKNOWN")
+    expect_error(refund(refunds, contract, paid["id"], "100"), 502, "REFUND_OUTCOME_UNKNOWN")

@@ -1,0 +1,1 @@
+"""Spec part: Schemathesis fuzzing of the published OpenAPI contract."""

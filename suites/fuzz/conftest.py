@@ -1,0 +1,48 @@
+"""The fuzz suite's wiring: a fuzz session per pytest process, its custom checks, per-operation requirements.
+
+``pytest_configure`` is called for this conftest when it is loaded at collection (pytest replays the hook
+for late conftests), after the payconform plugin has loaded the target - so the test modules, imported
+next, can build their schemathesis schemas from the session at import time, which is what
+``schema.parametrize()`` needs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform import fuzz
+from payconform.expect import ContractViolation
+
+from . import checks  # noqa: F401  (registers the custom checks with schemathesis)
+
+
+@pytest.hookimpl(trylast=True)  # after the plugin's: when suites/fuzz is on the command line, both run in one call
+def pytest_configure(config: pytest.Config) -> None:
+    fuzz.configure(config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Add the requirements fuzz.yaml ties to an operation (`operation_requirements`) to that operation's items.
+
+    Runs before the plugin's own hook, so that ``--select`` sees them.
+    """
+    current = fuzz.current()
+    if current is None:
+        return
+    for item in items:
+        op_id = fuzz.item_operation(item)
+        extra = current.settings.operation_requirements.get(op_id or "", [])
+        if extra:
+            item.add_marker(pytest.mark.req(*extra))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """Fail the test with the distinct failures its fuzz run recorded (see ``FuzzSession.validate``)."""
+    result = yield
+    current = fuzz.current()
+    message = current.take_failures(item.nodeid) if current is not None else None
+    if message:
+        raise ContractViolation(message)
+    return result

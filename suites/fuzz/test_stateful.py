@@ -1,0 +1,27 @@
+"""Stateful fuzzing: random walks through the OpenAPI links of the contract.
+
+A walk creates a resource (a recipient, a product, a link, ...) and follows the documented links with the
+ids the target returned - read it, change it, add a payment method, delete it - so the checks also see
+answers about resources that exist (``ensure_resource_availability``: a created resource can be read;
+``use_after_free``: a deleted one is gone). ``--fuzz-budget`` walks of at most ``stateful_steps`` steps
+(fuzz.yaml) per contract document, over the operations the fuzz phase covers.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform import fuzz
+
+from .checks import REQUIREMENTS
+
+SESSION = fuzz.current()
+
+
+@pytest.mark.req(*REQUIREMENTS)
+@pytest.mark.parametrize("document", fuzz.DOCUMENTS)
+def test_links_walk(document: str, api) -> None:  # noqa: ANN001 - `api` only makes the plugin check the target
+    """Every answer along a walk through the links holds to the contract and the spec's error rules."""
+    if not SESSION.operations(document):
+        pytest.skip(f"no operation of the {document} contract is fuzzed (fuzz.yaml include_operations)")
+    SESSION.run_stateful(SESSION.schema(document))

@@ -1,0 +1,33 @@
+"""Limits, row "Idempotency record retention | 7 days (retention only; an expired key is never re-executed)".
+
+A payout is made in a fresh organization, whose clock is then moved past the retention period, and the
+same request is sent again under the same key. The spec leaves the answer open (a replay, or a refusal),
+so only the outcome that matters is asserted: nothing was paid a second time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect
+
+from ..errors.idempotency_support import Unique, create_payout, payable_destination, payout_body, payouts_with_reference
+
+DAY = 86400
+
+
+@pytest.mark.req("IDEM-RETENTION")
+@pytest.mark.needs("operator", "clock")
+def test_an_expired_key_is_never_re_executed(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """Resent a day after retention ended, the payout's key does not pay again, whatever the answer."""
+    org = fresh_org()
+    reference, key = unique("ref"), unique("key")
+    payload = payout_body(contract, payable_destination(org.api, contract, unique), reference)
+    create_payout(org.api, contract, payload, key)
+    clock.advance(org.org_id, contract.limits["idempotency"]["retention"]["seconds"] + DAY)
+    again = org.api.op("createPayout", json=payload, idempotency_key=key)
+    found = payouts_with_reference(org.api, contract, reference)
+    expect(len(found) == 1, f"GET /orders?reference={reference} finds {len(found)} payouts after the key was resent "
+                            f"past its retention (answered {again.status}); an expired key is never re-executed",
+           again)

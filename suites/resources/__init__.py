@@ -1,0 +1,1 @@
+"""Spec part: Resources and their fields."""

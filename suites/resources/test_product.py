@@ -1,0 +1,37 @@
+"""Resources, Checkout product: `name`, `currency`, `unitAmount` (decimal string), `description`,
+`archived` (boolean), `linkCount`. The image field's name is not given and is not checked."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+from suites.conventions.support import Unique, create_product, is_decimal_string, member
+
+
+def expect_product(ex: Exchange, sent: dict) -> None:
+    """A product just created from ``sent``: its fields as sent, not archived, no links yet."""
+    for name in ("name", "currency"):
+        expect(member(ex, name) == sent[name], f"`{name}` is {member(ex, name)!r}; {sent[name]!r} was sent", ex)
+    amount = member(ex, "unitAmount")
+    expect(is_decimal_string(amount) and Decimal(amount) == Decimal(sent["unitAmount"]),
+           f"`unitAmount` is {amount!r}; the decimal string {sent['unitAmount']!r} was sent", ex)
+    if "description" in ex.json:
+        expect(ex.json["description"] == sent["description"],
+               f"`description` is {ex.json['description']!r}; {sent['description']!r} was sent", ex)
+    expect(member(ex, "archived") is False, f"`archived` is {member(ex, 'archived')!r}, not the boolean false", ex)
+    count = member(ex, "linkCount")
+    expect(count == 0 and not isinstance(count, bool), f"`linkCount` is {count!r}; no link was made yet", ex)
+
+
+@pytest.mark.req("PROD-FIELDS")
+def test_product_fields(api: Api, contract: Contract, unique: Unique) -> None:
+    """The create answer and a read of the product carry its fields with their documented types."""
+    sent, created = create_product(api, contract, unique)
+    read = expect_status(api.op("getCheckoutProduct", productId=member(created, "id")), 200, "read the product")
+    for ex in (created, read):
+        expect_product(ex, sent)

@@ -1,0 +1,118 @@
+"""Resources, Recipient (beneficiary): field names, `type` and method values, `method` on add-method answers.
+
+The spec names the fields but gives no types beyond the enumerations, and never says a field is always
+there: a named field may be absent (except `id`, which addresses the recipient, and the methods just
+created), and where present it has the obvious JSON type - strings, or null for the optional ones;
+`screenedAt` and `deletedAt` are ISO 8601 instants. Corridors (fiat and crypto) come from the profile.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+from suites.conventions.support import Unique, create_recipient, member, payment_method
+
+TYPES = ("individual", "business")
+KINDS = ("fiat", "crypto")
+METHOD_STATUSES = ("active", "pending", "failed")
+NULLABLE_STRINGS = ("email", "phone", "country", "externalId", "screeningStatus", "screeningReason")
+INSTANTS = ("screenedAt", "deletedAt")
+CORRIDORS = list(Contract.load().profile.get("corridors") or {})
+
+
+def _is_instant(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and datetime.fromisoformat(value) is not None
+    except ValueError:
+        return False
+
+
+def expect_recipient(ex: Exchange, recipient: Any, sent: dict) -> None:
+    """The recipient's named fields, where present, have their documented values and types."""
+    expect(isinstance(recipient, dict), "the recipient is not a JSON object", ex)
+    expect(isinstance(recipient.get("id"), str) and recipient["id"] != "", "the recipient has no string `id`", ex)
+    if "name" in recipient:
+        expect(isinstance(recipient["name"], str), f"`name` is {recipient['name']!r}, not a string", ex)
+    if "type" in recipient:
+        expect(recipient["type"] in TYPES, f"`type` is {recipient['type']!r}, not one of {', '.join(TYPES)}", ex)
+        expect(recipient["type"] == sent["type"], f"`type` is {recipient['type']!r}; {sent['type']!r} was sent", ex)
+    for name in NULLABLE_STRINGS:
+        value = recipient.get(name)
+        expect(value is None or isinstance(value, str), f"`{name}` is {value!r}, not a string", ex)
+    for name in INSTANTS:
+        value = recipient.get(name)
+        expect(value is None or _is_instant(value), f"`{name}` is {value!r}, not an ISO 8601 instant", ex)
+
+
+def expect_method(ex: Exchange, method: Any, kind: str, where: str) -> None:
+    """A payment method: string `id`, `kind` as created, `status` from the three, string `destinationAccountId`."""
+    expect(isinstance(method, dict), f"{where} is not a JSON object", ex)
+    expect(isinstance(method.get("id"), str) and method["id"] != "", f"{where} has no string `id`", ex)
+    expect(method.get("kind") == kind, f"{where}.kind is {method.get('kind')!r}; a {kind} method was created", ex)
+    expect(method.get("status") in METHOD_STATUSES,
+           f"{where}.status is {method.get('status')!r}, not one of {', '.join(METHOD_STATUSES)}", ex)
+    account = method.get("destinationAccountId")
+    expect(account is None or isinstance(account, str), f"{where}.destinationAccountId is {account!r}", ex)
+
+
+def created_and_read(api: Api, contract: Contract, unique: Unique, corridor: str) -> tuple[dict, list[Exchange]]:
+    """Create a recipient in ``corridor`` and read it back; returns (body sent, [create answer, read])."""
+    sent, created = create_recipient(api, contract, unique, corridor)
+    read = expect_status(api.op("getBeneficiary", recipientId=member(created, "id")), 200, "read the recipient")
+    return sent, [created, read]
+
+
+@pytest.mark.req("RCP-FIELDS")
+def test_recipient_fields(api: Api, contract: Contract, unique: Unique) -> None:
+    """The create answer and a read: `id`, `type` in individual|business, strings and instants where present."""
+    sent, answers = created_and_read(api, contract, unique, "USD")
+    for ex in answers:
+        expect_recipient(ex, ex.json, sent)
+
+
+@pytest.mark.req("RCP-METHOD-FIELDS")
+@pytest.mark.parametrize("corridor", CORRIDORS)
+def test_payment_method_fields(api: Api, contract: Contract, unique: Unique, corridor: str) -> None:
+    """`paymentMethods[]` lists the one method created, with `id`, `kind`, `status`, `destinationAccountId`."""
+    sent, answers = created_and_read(api, contract, unique, corridor)
+    for ex in answers:
+        methods = member(ex, "paymentMethods")
+        expect(isinstance(methods, list) and len(methods) == 1,
+               f"`paymentMethods` is {methods!r}, not a list of the one method created", ex)
+        expect_method(ex, methods[0], sent["paymentMethod"]["kind"], "paymentMethods[0]")
+
+
+@pytest.mark.req("RCP-METHOD-DETAILS-KIND")
+@pytest.mark.parametrize("corridor", CORRIDORS)
+def test_method_details_kind(api: Api, contract: Contract, unique: Unique, corridor: str) -> None:
+    """A method's details read returns `kind` `fiat` or `crypto`: the kind the method was created with."""
+    sent, created = create_recipient(api, contract, unique, corridor)
+    details = expect_status(api.op("getBeneficiaryMethodDetails", recipientId=member(created, "id"),
+                                   methodId=member(created, "paymentMethods", 0, "id")), 200, "read method details")
+    kind = member(details, "kind")
+    expect(kind in KINDS and kind == sent["paymentMethod"]["kind"],
+           f"the details read answers kind {kind!r}; a {sent['paymentMethod']['kind']} method was created", details)
+
+
+@pytest.mark.req("RCP-FIELDS", "RCP-ADD-METHOD-RESPONSE")
+def test_add_method_answer_names_the_new_method(api: Api, contract: Contract, unique: Unique) -> None:
+    """The 201 is the whole recipient, `method` is the method just added, and the earlier one is still listed."""
+    sent, created = create_recipient(api, contract, unique, "USD")
+    recipient_id, first_id = member(created, "id"), member(created, "paymentMethods", 0, "id")
+    added = expect_status(api.op("addBeneficiaryMethod", recipientId=recipient_id,
+                                 json=payment_method(contract, "EUR")), 201, "add a EUR method")
+    expect_recipient(added, added.json, sent)
+    expect(member(added, "id") == recipient_id, f"the answer is recipient {member(added, 'id')!r}", added)
+    method = member(added, "method")
+    expect_method(added, method, "fiat", "method")
+    listed = [m.get("id") for m in member(added, "paymentMethods") if isinstance(m, dict)]
+    expect(method["id"] != first_id, "`method` names the recipient's earlier method, not the one just added", added)
+    expect(method["id"] in listed and first_id in listed,
+           f"`paymentMethods` ids {listed} should hold the earlier method {first_id!r} and the new {method['id']!r}",
+           added)

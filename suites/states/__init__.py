@@ -1,0 +1,1 @@
+"""Spec part: States and transitions."""

@@ -1,0 +1,152 @@
+"""States and transitions > Checkout link: every row of the table, parametrized from
+`contract/catalog/transitions.yaml` (machine `checkout_link`), plus what the rows add: the public page at
+`shareUrl` (served while `sent`, `410` once paused), pause being permanent, and payments surviving a pause.
+
+A row's `from` states are each reached through the API (`expired` through a fresh organization's clock,
+the profile's reading of a trigger the spec does not show); its trigger is sent once and the answer and a
+read of the link are compared with the row's `to` (or its `error`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from payconform.client import Api, Exchange, SafetyError
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_error_body, expect_status
+
+from ..endpoints.checkout_flow import (draft, list_payments, page_items, pause, publish, read_link, sent_link,
+                                       simulate)
+from ..endpoints.factories import contract_now
+from .checkout_support import expiring_draft, let_expire, link_in
+from .payout_support import machine
+
+TRIGGERS = {
+    "publish": lambda api, link_id: publish(api, link_id),
+    "pause": lambda api, link_id: pause(api, link_id),
+    "delete": lambda api, link_id: api.op("deleteCheckoutLink", linkId=link_id),
+}
+
+
+def _cases() -> list[Any]:
+    cases = []
+    for row in machine("checkout_link", contract_now())["rows"]:
+        if row["id"] == "LINK-T-PUBLISH-EXPIRED":
+            continue  # the draft's own expiresAt passing is not a reachable `from` state: test below
+        error_from = (row.get("error") or {}).get("from") or []
+        for state in row["from"]:
+            marks = [pytest.mark.req(row["id"])]
+            if state == "expired":
+                marks.append(pytest.mark.needs("operator", "clock"))
+            cases.append(pytest.param(row, state, False, id=f"{row['id']}-{state}", marks=marks))
+        for state in error_from:
+            cases.append(pytest.param(row, state, True, id=f"{row['id']}-{state}-refused",
+                                      marks=[pytest.mark.req(row["id"])]))
+    return cases
+
+
+def _outcome(api: Api, row: dict, state: str, refused: bool, ex: Exchange, link_id: str) -> None:
+    error = row.get("error") or {}
+    if refused or row["to"] == "unchanged":
+        if error.get("type"):
+            expect_error(ex, error["status"], error["type"], f"{row['trigger']} from `{state}`")
+        else:
+            expect(400 <= ex.status < 500, f"{row['trigger']} from `{state}` answered {ex.status}, not a refusal", ex)
+            expect_error_body(ex)
+        after = read_link(api, link_id)
+        expect(after.get("status") == state, f"after the refused {row['trigger']} the link reads status"
+               f" {after.get('status')!r}, not `{state}` as before", ex)
+        return
+    expect_status(ex, 200, f"{row['trigger']} from `{state}`")
+    if row["to"] == "removed":
+        expect_error(api.op("getCheckoutLink", linkId=link_id), 404, "NOT_FOUND", "reading a deleted draft")
+        return
+    expect(ex.json.get("status") == row["to"],
+           f"{row['trigger']} from `{state}` answered status {ex.json.get('status')!r}, not `{row['to']}`", ex)
+    after = read_link(api, link_id)
+    expect(after.get("status") == row["to"], f"a read after {row['trigger']} from `{state}` shows status"
+           f" {after.get('status')!r}, not `{row['to']}`", ex)
+
+
+@pytest.mark.parametrize(("row", "state", "refused"), _cases())
+def test_link_transition(row: dict, state: str, refused: bool, request: pytest.FixtureRequest,
+                         contract: Contract, unique) -> None:
+    """One row of the Checkout link table from one of its `from` states: the status it answers and keeps."""
+    api, link = link_in(state, request, contract, unique)
+    ex = TRIGGERS[row["trigger"]](api, link["id"])
+    _outcome(api, row, state, refused, ex, link["id"])
+
+
+@pytest.mark.needs("operator", "clock")
+@pytest.mark.req("LINK-T-PUBLISH-EXPIRED", "LINK-PUBLISH-EXPIRED", "ERR-LINK-EXPIRED")
+def test_publish_expired_draft(fresh_org, clock, contract: Contract, unique) -> None:
+    """A draft published after its `expiresAt` passed: 400 LINK_EXPIRED and still a draft with no page;
+    the remedy the Errors table gives (PATCH `expiresAt` to null, then publish) works."""
+    org = fresh_org()
+    link = expiring_draft(org.api, contract, unique, clock)
+    let_expire(clock, org.org_id)
+    expect_error(publish(org.api, link["id"]), 400, "LINK_EXPIRED", "publishing a draft whose expiresAt passed")
+    after = read_link(org.api, link["id"])
+    expect(after.get("status") == "draft" and not after.get("shareUrl"),
+           f"after LINK_EXPIRED the link reads status {after.get('status')!r}, shareUrl {after.get('shareUrl')!r}")
+    expect_status(org.api.op("updateCheckoutLink", linkId=link["id"], json={"expiresAt": None}), 200,
+                  "PATCH expiresAt to null")
+    ex = publish(org.api, link["id"])
+    expect_status(ex, 200, "publishing once expiresAt is null")
+    expect(ex.json.get("status") == "sent", f"the republished draft reads {ex.json.get('status')!r}", ex)
+
+
+def _page(anon: Api, url: Any) -> Exchange:
+    expect(isinstance(url, str) and url.startswith(("http://", "https://")), f"`shareUrl` is {url!r}, not a URL")
+    try:
+        return anon.get(url, credential=None)
+    except SafetyError:
+        pytest.skip("needs shareUrl on the target's host")
+
+
+@pytest.mark.req("LINK-T-PUBLISH-DRAFT")
+def test_share_url_serves_the_page(api: Api, anon: Api, contract: Contract, unique) -> None:
+    """After publish, GET `shareUrl` (no credential) serves an HTML page."""
+    link = sent_link(api, contract, unique)
+    ex = _page(anon, link.get("shareUrl"))
+    expect_status(ex, 200, "GET shareUrl of a sent link")
+    expect("html" in ex.headers.get("content-type", "") and "<html" in ex.text.lower(),
+           f"shareUrl answered content-type {ex.headers.get('content-type')!r}, not an HTML page", ex)
+
+
+@pytest.mark.req("LINK-T-PAUSE")
+def test_paused_page_is_gone_for_good(api: Api, anon: Api, contract: Contract, unique) -> None:
+    """Pausing a sent link: the public page answers 410, and publishing again does not revive it."""
+    link = sent_link(api, contract, unique)
+    expect_status(pause(api, link["id"]), 200, "pausing a sent link")
+    expect_status(_page(anon, link.get("shareUrl")), 410, "GET shareUrl after pause")
+    ex = publish(api, link["id"])
+    expect(ex.status >= 400, f"publishing a paused link answered {ex.status}; pause is permanent", ex)
+    expect(read_link(api, link["id"]).get("status") == "cancelled", "a paused link no longer reads `cancelled`", ex)
+    expect_status(_page(anon, link.get("shareUrl")), 410, "GET shareUrl after the refused republish")
+
+
+@pytest.mark.req("LINK-T-PAUSE", "LINK-PAUSE")
+def test_pause_leaves_payments_untouched(api: Api, contract: Contract, unique) -> None:
+    """Payments recorded before a pause are listed afterwards exactly as before."""
+    link = sent_link(api, contract, unique)
+    expect_status(simulate(api, link["id"], unique("pref")), 200, "a payment before the pause")
+    before = page_items(contract, list_payments(api, link["id"]))
+    expect_status(pause(api, link["id"]), 200, "pausing the link")
+    after = page_items(contract, list_payments(api, link["id"]))
+    keep = ("id", "status", "amountBase", "refundedBase", "decimals")
+    expect([{k: p.get(k) for k in keep} for p in after] == [{k: p.get(k) for k in keep} for p in before],
+           f"payments before the pause {before!r} differ from after it {after!r}")
+
+
+@pytest.mark.req("LINK-T-DELETE-DRAFT", "LINK-DELETE")
+def test_deleted_draft_is_gone(api: Api, contract: Contract, unique) -> None:
+    """DELETE a draft: 200, and it no longer appears in the list of links."""
+    link = draft(api, contract, unique)
+    expect_status(api.op("deleteCheckoutLink", linkId=link["id"]), 200, "deleting a draft")
+    ex = api.op("listCheckoutLinks", params={"limit": "100"})
+    expect_status(ex, 200)
+    expect(all(item.get("id") != link["id"] for item in ex.json.get("data") or []),
+           "the deleted draft is still listed", ex)

@@ -1,0 +1,127 @@
+"""States and transitions > Checkout payment: every row, parametrized from
+`contract/catalog/transitions.yaml` (machine `checkout_payment`), and the rule that a forced outcome goes
+through the same status-guarded transition as the sandbox timeline.
+
+Time-driven rows (`.02` settles within twenty seconds, `.04` is charged back after one minute) run against
+a fresh organization whose clock the operator moves. The full list of status values is not shown, so only
+`pending` and `paid` are required by name; a forced outcome must answer `moved: true` and leave `paid` or
+`pending` (and a full refund must bring `refundedBase` to `amountBase`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+
+from ..endpoints.checkout_flow import example_total, force, payment, read_payment
+from ..endpoints.factories import contract_now
+from .payout_support import machine
+
+SEEN = ("pending", "paid")
+
+
+def _rows() -> dict[str, dict[str, Any]]:
+    return {row["id"]: row for row in machine("checkout_payment", contract_now())["rows"]}
+
+
+def _scenarios() -> list[Any]:
+    row = _rows()["PAY-T-SIMULATE"]
+    return [pytest.param(s, id=s["total"]) for s in row["scenarios"]]
+
+
+def _forced() -> list[Any]:
+    return [pytest.param(row, id=row["id"], marks=pytest.mark.req(row["id"]))
+            for row in _rows().values() if row.get("action")]
+
+
+def _timeline_delay(scenario: dict) -> float:
+    return float(scenario.get("within_seconds") or scenario.get("after_seconds") or 0)
+
+
+@pytest.mark.needs("operator", "clock")
+@pytest.mark.req("PAY-T-SIMULATE", "SBX-PAYMENT-TIMING")
+@pytest.mark.parametrize("scenario", _scenarios())
+def test_simulated_payment_timeline(scenario: dict, fresh_org, clock, contract: Contract, unique) -> None:
+    """Simulate on a link whose total picks the scenario: the status at once, half-way through the
+    scenario's delay (unchanged), and once the delay is over (the `then` status, or unchanged)."""
+    org = fresh_org()
+    link_id, paid = payment(org.api, contract, unique, example_total(contract, scenario["total"]))
+    expect(paid.get("status") == scenario["to"],
+           f"a payment on a {scenario['total']} total answered status {paid.get('status')!r}, not `{scenario['to']}`")
+    delay = _timeline_delay(scenario) or 60.0
+    if scenario.get("then") != "paid":  # "over the next twenty seconds" allows settling at any moment
+        clock.advance(org.org_id, delay / 2)
+        half = read_payment(org.api, contract, link_id, paid["id"])
+        expect(half.get("status") == scenario["to"], f"{delay / 2:.0f} s later the payment reads"
+               f" {half.get('status')!r}; the spec moves it only after {delay:.0f} s")
+        clock.advance(org.org_id, delay / 2 + 1)
+    else:
+        clock.advance(org.org_id, delay + 1)
+    later = read_payment(org.api, contract, link_id, paid["id"])
+    then = scenario.get("then")
+    if then == "paid":
+        expect(later.get("status") == "paid", f"{delay + 1:.0f} s after it was simulated the `.02` payment reads"
+               f" {later.get('status')!r}; it settles to `paid` within {delay:.0f} s")
+    elif then:
+        expect(later.get("status") not in SEEN, f"{delay + 1:.0f} s after a `.04` payment it still reads"
+               f" {later.get('status')!r}; it is charged back one minute later")
+    else:
+        expect(later.get("status") == "paid", f"an ordinary payment moved to {later.get('status')!r} on its own")
+
+
+@pytest.mark.parametrize("row", _forced())
+def test_forced_outcome(row: dict, api: Api, contract: Contract, unique) -> None:
+    """Force the row's outcome on a payment in its `from` state: `moved: true`, the payment leaves that
+    state, and the authoritative read agrees (a forced refund refunds in full)."""
+    link_id, paid = payment(api, contract, unique, example_total(contract, row["from_total"]))
+    origin = paid.get("status")
+    ex = force(api, paid["id"], row["action"])
+    expect_status(ex, 200, f"forcing `{row['action']}` on a {origin} payment")
+    expect(ex.json.get("moved") is True, f"forcing `{row['action']}` answered moved {ex.json.get('moved')!r}", ex)
+    after = read_payment(api, contract, link_id, paid["id"])
+    expect(after.get("status") not in SEEN,
+           f"after a forced `{row['action']}` the payment reads {after.get('status')!r}, still a live status", ex)
+    if row["action"] == "refund":
+        expect(after.get("refundedBase") == after.get("amountBase"), f"a forced refund left refundedBase"
+               f" {after.get('refundedBase')!r} of amountBase {after.get('amountBase')!r}; it refunds in full", ex)
+
+
+@pytest.mark.needs("operator", "clock")
+@pytest.mark.req("PAY-FORCE-SAME-GUARD", "PAY-FORCE-MOVED")
+def test_forced_chargeback_and_timeline_move_once(fresh_org, clock, contract: Contract, unique) -> None:
+    """A `.04` payment charged back by force, then the minute passes: the timeline does not move it again
+    (a second forced chargeback answers `moved: false`, status unchanged)."""
+    org = fresh_org()
+    _, paid = payment(org.api, contract, unique, example_total(contract, "charged_back"))
+    first = force(org.api, paid["id"], "chargeback")
+    expect_status(first, 200, "forcing a chargeback on a paid `.04` payment")
+    expect(first.json.get("moved") is True, f"the forced chargeback answered moved {first.json.get('moved')!r}", first)
+    clock.advance(org.org_id, 61)
+    again = force(org.api, paid["id"], "chargeback")
+    expect_status(again, 200, "forcing a chargeback again after the timeline's minute")
+    expect(again.json.get("moved") is False, "after a forced chargeback and the timeline's minute, another chargeback"
+           f" answered moved {again.json.get('moved')!r}: the payment was reversed twice", again)
+    expect(again.json.get("status") == first.json.get("status"),
+           f"the status moved from {first.json.get('status')!r} to {again.json.get('status')!r}", again)
+
+
+@pytest.mark.needs("operator", "clock")
+@pytest.mark.req("PAY-FORCE-SAME-GUARD", "PAY-FORCE-MOVED")
+def test_timeline_chargeback_then_forced_does_not_move(fresh_org, clock, contract: Contract, unique) -> None:
+    """A `.04` payment left to the timeline for a minute is charged back; a forced chargeback afterwards
+    answers `moved: false` and changes nothing."""
+    org = fresh_org()
+    link_id, paid = payment(org.api, contract, unique, example_total(contract, "charged_back"))
+    clock.advance(org.org_id, 61)
+    before = read_payment(org.api, contract, link_id, paid["id"])
+    ex = force(org.api, paid["id"], "chargeback")
+    expect_status(ex, 200, "forcing a chargeback after the timeline's")
+    expect(ex.json.get("moved") is False,
+           f"a chargeback forced after the timeline's chargeback answered moved {ex.json.get('moved')!r}", ex)
+    expect(ex.json.get("status") == before.get("status"),
+           f"the status moved from {before.get('status')!r} to {ex.json.get('status')!r}", ex)

@@ -1,0 +1,170 @@
+"""States and transitions > Payout: the table walked row by row, on the organization's clock.
+
+Each payout is made in a fresh organization whose clock the test moves, and read through
+`GET /orders/{payoutId}` after every step. The sandbox scenario that drives a row (the last four characters of
+the account identifier) and the timing come from the profile, since the spec shows neither; the rows, the
+states and the moves a reader may see come from `contract/catalog/transitions.yaml`.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+
+from .payout_support import (
+    DEFAULT,
+    Unique,
+    create,
+    expect_forward_only,
+    first,
+    machine,
+    path,
+    read,
+    scenario_rows,
+    timeline,
+    walk,
+)
+
+ROWS = scenario_rows()
+
+
+def _case_id(case: tuple[dict, str, bool]) -> str:
+    row, scenario, expected = case
+    return f"{row['id']}-{scenario}" + ("" if expected else "-skipped")
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.req(c[0]["id"], "PAYOUT-STATES"), id=_case_id(c))
+                                  for c in ROWS])
+@pytest.mark.needs("operator", "clock", "profile")
+def test_transition_row(case: tuple[dict, str, bool], fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """The row's move is seen in its scenario (or, for a scenario that skips it, its state never is);
+    every state seen is one of the spec's and every change is a move of the table."""
+    row, scenario, expected = case
+    org = fresh_org()
+    payout_id = create(org.api, contract, unique, scenario).json["payoutId"]
+    readings = walk(org.api, clock, org.org_id, contract, payout_id)
+    seen = path(readings)
+    states = machine("payout", contract)["states"]
+    expect(all(s in states for s in seen), f"statuses seen {seen} include one outside {states}", readings[-1].ex)
+    expect_forward_only(readings, contract)
+    moves = list(itertools.pairwise(seen))
+    if expected:
+        expect(any(a in row["from"] and b == row["to"] for a, b in moves),
+               f"in sandbox scenario {scenario!r} the payout went {' -> '.join(map(str, seen))}; the row "
+               f"{row['from']} -> {row['to']!r} was never seen", readings[-1].ex)
+    else:
+        expect(row["to"] not in seen,
+               f"sandbox scenario {scenario!r} skips {row['to']!r}, but the payout went {' -> '.join(map(str, seen))}",
+               readings[-1].ex)
+
+
+@pytest.mark.req("PAYOUT-T-CREATE")
+@pytest.mark.needs("profile")
+def test_accepted_payout_is_pending(api, contract: Contract, unique: Unique) -> None:
+    """A payout accepted without approval starts `pending`, with `completedAt` still null."""
+    ex = create(api, contract, unique)
+    expect(ex.json.get("status") == "pending", f"the accepted payout is {ex.json.get('status')!r}, not 'pending'", ex)
+    expect(ex.json.get("completedAt") is None, "a pending payout already has a `completedAt`", ex)
+
+
+@pytest.mark.req("PAYOUT-COMPLETED-AT", "PAYOUT-T-COMPLETED")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_completed_at_is_null_until_completed(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """`completedAt` is null on every read before `completed` and an instant from then on."""
+    org = fresh_org()
+    payout_id = create(org.api, contract, unique).json["payoutId"]
+    readings = walk(org.api, clock, org.org_id, contract, payout_id)
+    done = first(readings, "completed")
+    expect(done is not None, f"the payout never completed: {path(readings)}", readings[-1].ex)
+    for r in readings:
+        stamp = r.body.get("completedAt")
+        if r.status == "completed":
+            expect(isinstance(stamp, str) and stamp, f"a completed payout has completedAt {stamp!r}", r.ex)
+        else:
+            expect(stamp is None, f"a {r.status!r} payout has completedAt {stamp!r}; it is null until completed", r.ex)
+
+
+@pytest.mark.req("PAYOUT-T-FAILED", "PAYOUT-FAILURE-CODE", "PAYOUT-FUNDS-RETURNED", "PAYOUT-COMPLETED-AT-FAILED-CANCELED")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_failed_payout_names_its_failure(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """A payout that cannot be paid ends `failed` with a `failureCode`, a boolean `fundsReturned` and no
+    `completedAt`."""
+    org = fresh_org()
+    payout_id = create(org.api, contract, unique, "0003").json["payoutId"]
+    readings = walk(org.api, clock, org.org_id, contract, payout_id)
+    last = readings[-1]
+    expect(last.status == "failed", f"scenario 0003 went {path(readings)}; it does not end 'failed'", last.ex)
+    code = last.body.get("failureCode")
+    expect(isinstance(code, str) and code, f"the failed payout has failureCode {code!r}", last.ex)
+    expect(isinstance(last.body.get("fundsReturned"), bool),
+           f"the failed payout has fundsReturned {last.body.get('fundsReturned')!r}, not a boolean", last.ex)
+    expect(last.body.get("completedAt") is None,
+           f"the failed payout has completedAt {last.body.get('completedAt')!r}; it stays null", last.ex)
+
+
+@pytest.mark.req("ERR-ACCEPTED-FAILED-NOT-ERROR")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_a_failed_payout_is_not_an_error_response(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """The failed payout is read with a 2xx answer carrying `status: failed` and `failureCode`, never an error body."""
+    org = fresh_org()
+    payout_id = create(org.api, contract, unique, "0003").json["payoutId"]
+    clock.advance(org.org_id, float(timeline(contract)["settle_seconds"]))
+    ex = org.api.op("getOrder", payoutId=payout_id)
+    expect_status(ex, {200}, "reading a payout that failed after it was accepted")
+    expect(isinstance(ex.json, dict) and ex.json.get("status") == "failed" and ex.json.get("failureCode"),
+           "the read of a failed payout does not carry `status: failed` with a `failureCode`", ex)
+
+
+@pytest.mark.req("PAYOUT-T-RETURNED", "PAYOUT-RETURN-BODY", "PAYOUT-COMPLETED-AT-RETURNED",
+                 "PAYOUT-COMPLETED-NOT-TERMINAL")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_bank_return_after_completion(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """A completed payout the bank sends back reads `status: failed`, `failureCode: returned_by_bank`,
+    `fundsReturned: true`, and keeps the `completedAt` it had."""
+    org = fresh_org()
+    payout_id = create(org.api, contract, unique, "0004").json["payoutId"]
+    readings = walk(org.api, clock, org.org_id, contract, payout_id)
+    done, last = first(readings, "completed"), readings[-1]
+    expect(done is not None, f"scenario 0004 went {path(readings)}; it never completed", last.ex)
+    returned = machine("payout", contract)["returned"]
+    got = {k: last.body.get(k) for k in returned}
+    expect(got == returned, f"after the bank return the payout reads {got}, expected {returned}", last.ex)
+    expect(last.body.get("completedAt") == done.body.get("completedAt"),
+           f"completedAt was {done.body.get('completedAt')!r} when completed and is "
+           f"{last.body.get('completedAt')!r} after the return; a returned payload keeps it", last.ex)
+
+
+@pytest.mark.req("PAYOUT-TERMINAL")
+@pytest.mark.needs("operator", "clock", "profile")
+@pytest.mark.parametrize("scenario", ["0003", "0004"])
+def test_failed_and_returned_are_final(scenario: str, fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """Days after a payout failed or was returned, it still reads the same final state."""
+    org = fresh_org()
+    payout_id = create(org.api, contract, unique, scenario).json["payoutId"]
+    tl = timeline(contract)
+    clock.advance(org.org_id, float(tl["settle_seconds"]))
+    before = read(org.api, payout_id).json
+    clock.advance(org.org_id, float(tl["terminal_check_seconds"]))
+    after = read(org.api, payout_id)
+    keys = ("status", "failureCode", "fundsReturned")
+    expect(before.get("status") in machine("payout", contract)["terminal"],
+           f"scenario {scenario} reads {before.get('status')!r} once settled, not a final state", after)
+    expect({k: after.json.get(k) for k in keys} == {k: before.get(k) for k in keys},
+           f"a final payout changed: {[before.get(k) for k in keys]} became {[after.json.get(k) for k in keys]}",
+           after)
+
+
+@pytest.mark.req("ORDER-READ", "PAYOUT-ONLY-FORWARD-FROM-COMPLETED")
+@pytest.mark.needs("operator", "clock", "profile")
+@pytest.mark.parametrize("scenario", [DEFAULT, "0004"])
+def test_repeated_reads_never_go_backwards(scenario: str, fresh_org, clock, contract: Contract,
+                                           unique: Unique) -> None:
+    """Read three times after every step, the payout is never seen in an earlier state than before."""
+    org = fresh_org()
+    payout_id = create(org.api, contract, unique, scenario).json["payoutId"]
+    readings = walk(org.api, clock, org.org_id, contract, payout_id, reads_per_step=3)
+    expect_forward_only(readings, contract)

@@ -1,0 +1,44 @@
+"""States and transitions > Payout, row "cancel payout": only a payout awaiting the organization's own funds.
+
+| `pending` | cancel payout | only a payout awaiting the organization's own funds can be canceled (else
+`PAYOUT_NOT_CANCELABLE`) | `canceled` | `payout.canceled`; money had not moved |
+
+A payout waiting on own funds comes from the profile (`sandbox.self_funded`: a crypto payout made with a
+key holding `crypto_payouts`); a balance-funded payout is the profile's ordinary `createPayout` body.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from .payout_support import Unique, create, create_self_funded, read
+
+
+@pytest.mark.req("PAYOUT-T-CANCEL", "PAYOUT-CANCEL-ROUTE", "PAYOUT-COMPLETED-AT-FAILED-CANCELED")
+@pytest.mark.needs("crypto_key", "profile")
+def test_a_payout_awaiting_own_funds_is_canceled(api_as, contract: Contract, unique: Unique) -> None:
+    """Cancel answers 200 with the payout `canceled`; reads agree, with `completedAt` null."""
+    api = api_as("crypto_key")
+    payout = create_self_funded(api, contract, unique).json
+    expect(payout.get("requiresFunding") is True, "setup: the self-funded payout does not have requiresFunding: true")
+    ex = api.op("cancelPayout", payoutId=payout["payoutId"])
+    expect_status(ex, 200, "canceling a payout awaiting the organization's own funds")
+    expect(ex.json.get("status") == "canceled", f"the cancel answered status {ex.json.get('status')!r}", ex)
+    after = read(api, payout["payoutId"])
+    expect(after.json.get("status") == "canceled", f"after the cancel the payout reads {after.json.get('status')!r}",
+           after)
+    expect(after.json.get("completedAt") is None, "a canceled payout has a `completedAt`", after)
+
+
+@pytest.mark.req("PAYOUT-T-CANCEL", "ERR-PAYOUT-NOT-CANCELABLE")
+@pytest.mark.needs("profile")
+def test_a_balance_funded_payout_is_not_cancelable(api, contract: Contract, unique: Unique) -> None:
+    """Cancel of a payout paid from the balance: 400 PAYOUT_NOT_CANCELABLE, and the payout is not canceled."""
+    payout = create(api, contract, unique).json
+    expect_error(api.op("cancelPayout", payoutId=payout["payoutId"]), 400, "PAYOUT_NOT_CANCELABLE",
+                 "canceling a payout that is not awaiting own funds")
+    after = read(api, payout["payoutId"])
+    expect(after.json.get("status") != "canceled", "the refused cancel canceled the payout anyway", after)

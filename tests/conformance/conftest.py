@@ -1,0 +1,124 @@
+"""Run the conformance suites against the reference server: pristine, tolerated variants and mutants.
+
+Each run is a separate pytest process over `suites/` against a reference server started and provisioned
+here, so a run sees the target exactly as a user's `payconform run --target FILE` would. The runs are
+expensive, so they are made once per session by the fixtures below and every test reads their results;
+the tests sit in one xdist group so that the session fixtures run on one worker only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from payconform.operator import HttpOperator
+from payconform.provision import provision
+from payconform.refserver import RefServer
+
+from ..suite_index import files_naming
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORTS = ROOT / "reports" / "project-tests"
+RUN_TIMEOUT = 600
+
+
+@dataclass
+class SuiteRun:
+    """One pytest run of the suites against one reference server."""
+
+    name: str
+    returncode: int
+    output: str
+    report_dir: Path
+    secrets: list[str]
+    results: dict = field(default_factory=dict)
+
+    @property
+    def tests(self) -> list[dict]:
+        return self.results.get("tests", [])
+
+    def with_outcome(self, *outcomes: str) -> dict[str, dict]:
+        return {t["nodeid"]: t for t in self.tests if t["outcome"] in outcomes}
+
+    def describe_failures(self) -> str:
+        rows = self.with_outcome("failed", "error").values()
+        lines = [f"- {t['nodeid']} {t.get('requirements')}: {(t.get('message') or '').splitlines()[:6]}" for t in rows]
+        if not self.results:
+            lines.append(f"(no results.json; exit {self.returncode}; output tail:)\n{self.output[-3000:]}")
+        return "\n".join(lines)
+
+
+def _reference_tool(*args: str) -> str:
+    return subprocess.run([sys.executable, "-m", "payconform.reference", *args], cwd=ROOT, check=True,
+                          capture_output=True, text=True, timeout=60).stdout
+
+
+def mutants() -> list[dict]:
+    """The registered mutants, each `{name, reqs, doc}`."""
+    return json.loads(_reference_tool("--list-mutants", "--json"))
+
+
+def variants() -> list[dict]:
+    return json.loads(_reference_tool("--list-variants", "--json"))
+
+
+def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None = None,
+              workers: int = 0) -> SuiteRun:
+    """Start a (possibly mutant) reference server, provision it, and run the suites against it."""
+    out_dir = REPORTS / name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with RefServer(mutant=mutant) as server:
+        operator = HttpOperator(server.operator_url, server.operator_token)
+        try:
+            target = provision(operator, server.base_url, operator_config={
+                "adapter": "reference", "url": server.operator_url, "token": server.operator_token})
+        finally:
+            operator.close()
+        target_file = target.dump(out_dir / "target.yaml")
+        report_dir = out_dir / "report"
+        files = [str(p.relative_to(ROOT)) for p in files_naming(select)] if select else []
+        cmd = [sys.executable, "-m", "pytest", *(files or ["suites"]), "-o", "addopts=", "-p", "no:cacheprovider",
+               "-q", "--target", str(target_file), "--report-dir", str(report_dir)]
+        if select:
+            cmd += ["--select", ",".join(select)]
+        cmd += ["-n", str(workers)] if workers else ["-p", "no:xdist"]
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
+        secrets = [*target.secrets(), server.operator_token]
+    target_file.unlink()
+    results_file = report_dir / "results.json"
+    results = json.loads(results_file.read_text()) if results_file.exists() else {}
+    return SuiteRun(name, proc.returncode, proc.stdout + proc.stderr, report_dir, secrets, results)
+
+
+def run_many(jobs: dict[str, dict], parallel: int = 2) -> dict[str, SuiteRun]:
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        futures = {name: pool.submit(run_suite, name, **kwargs) for name, kwargs in jobs.items()}
+        return {name: f.result() for name, f in futures.items()}
+
+
+@pytest.fixture(scope="session")
+def pristine_run() -> SuiteRun:
+    return run_suite("pristine", workers=2)
+
+
+@pytest.fixture(scope="session")
+def mutant_runs() -> dict[str, SuiteRun]:
+    return run_many({m["name"]: {"mutant": m["name"], "select": m["reqs"]} for m in mutants()})
+
+
+@pytest.fixture(scope="session")
+def variant_runs() -> dict[str, SuiteRun]:
+    return run_many({v["name"]: {"mutant": v["name"], "workers": 2} for v in variants()}, parallel=1)
+
+
+def iter_report_files(run: SuiteRun) -> Iterator[Path]:
+    yield from (p for p in run.report_dir.rglob("*") if p.is_file())

@@ -1,0 +1,107 @@
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from payconform import __version__
+from payconform.target import Target
+
+from .test_plugin import ERRORS, PROFILE, REQUIREMENTS, SUITE
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    (tmp_path / "contract" / "catalog").mkdir(parents=True)
+    (tmp_path / "contract" / "requirements.yaml").write_text(REQUIREMENTS)
+    (tmp_path / "contract" / "profile.default.yaml").write_text(PROFILE)
+    (tmp_path / "contract" / "catalog" / "errors.yaml").write_text(ERRORS)
+    (tmp_path / "suites" / "endpoints").mkdir(parents=True)
+    (tmp_path / "suites" / "endpoints" / "test_demo.py").write_text(textwrap.dedent(SUITE))
+    return tmp_path
+
+
+def cli_env(workdir):
+    env = dict(os.environ)
+    env["PAYCONFORM_CONTRACT_DIR"] = str(workdir / "contract")
+    env["PAYCONFORM_SUITES_DIR"] = str(workdir / "suites")
+    env["PAYCONFORM_REFERENCE_MODULE"] = "fake_reference"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def cli(workdir, *args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "payconform.cli", *args], cwd=workdir, env=cli_env(workdir),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_version_and_help(workdir):
+    res = cli(workdir, "--version")
+    assert res.returncode == 0 and res.stdout.strip() == f"payconform {__version__}"
+    res = cli(workdir, "run", "--help")
+    assert res.returncode == 0 and "--select" in res.stdout and "--report-dir" in res.stdout
+    res = cli(workdir, "serve", "--help")
+    assert res.returncode == 0 and "--write-target" in res.stdout
+
+
+def test_bad_target(workdir):
+    (workdir / "bad.yaml").write_text("base_url: http://h/nope\norg_id: ck1\n")
+    res = cli(workdir, "run", "--target", "bad.yaml")
+    assert res.returncode == 2
+    assert "must end with the fixed prefix /business/api/v1" in res.stderr
+
+
+def test_embedded_run_writes_the_report(workdir):
+    res = cli(workdir, "run", "--report-dir", "rep", "-n", "0", "--", "-k", "not test_fresh_org")
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "starting the reference server" in res.stderr
+    assert "requirements covered:" in res.stdout
+    assert f"report written to {workdir / 'rep' / 'index.html'}" in res.stdout
+    for name in ("results.json", "index.html", "junit.xml", "allure-results"):
+        assert (workdir / "rep" / name).exists(), name
+    assert "svc_test_" not in (workdir / "rep" / "junit.xml").read_text().replace("svc_test_****", "")
+
+
+def test_select_passing_and_nothing(workdir, ref_target):
+    _, path = ref_target
+    res = cli(workdir, "run", "--target", str(path), "--select", "DEMO-PASS", "-n", "2", "--report-dir", "r1")
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = cli(workdir, "run", "--target", str(path), "--select", "NOPE-*", "-n", "0", "--report-dir", "r2")
+    assert res.returncode == 5
+    assert "no tests were collected or selected" in res.stderr
+
+
+def test_flags_without_target_file(workdir, ref_target):
+    target, _ = ref_target
+    res = cli(workdir, "run", "--base-url", target.base_url, "--org-id", target.org_id, "--api-key", "env:PC_K",
+              "-n", "0", "--report-dir", "r3", "--", "-k", "test_balance and not created")
+    assert res.returncode == 2 and "PC_K is not set" in res.stderr  # a missing env var is a clear error
+
+
+def test_serve_writes_target_and_stops(workdir):
+    out = workdir / "t.yaml"
+    proc = subprocess.Popen([sys.executable, "-m", "payconform.cli", "serve", "--port", "0", "--write-target",
+                             str(out)], cwd=workdir, env=cli_env(workdir), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        lines = []
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            lines.append(line)
+            if line.startswith("target written to"):
+                break
+        assert f"target written to {out}\n" in lines, lines
+        assert stat.S_IMODE(out.stat().st_mode) == 0o600
+        target = Target.load(out)
+        assert len(target.pool) == 12 and target.operator_config["adapter"] == "reference"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(15) == 0

@@ -1,0 +1,115 @@
+import os
+import textwrap
+from pathlib import Path
+
+import httpx
+import pytest
+
+from payconform.operator import AdapterWrapper, Clock, HttpOperator, OperatorError, load_operator
+from payconform.plugin import SkippingOperator
+from payconform.refserver import RefServer, RefServerError
+from payconform.target import Target
+
+HERE = Path(__file__).resolve().parent
+BASE = "http://127.0.0.1:9/business/api/v1"
+
+
+def env():
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), e.get("PYTHONPATH", "")) if p)
+    return e
+
+
+def test_refserver_urls_and_health(fake_ref):
+    assert fake_ref.base_url.startswith("http://127.0.0.1:") and fake_ref.base_url.endswith("/business/api/v1")
+    assert fake_ref.operator_url == fake_ref.base_url.replace("/business/api/v1", "/_operator")
+    assert httpx.get(fake_ref.operator_url + "/health").json() == {"ok": True}
+    assert fake_ref.running()
+
+
+def test_refserver_start_failure_shows_output():
+    with pytest.raises(RefServerError, match="(?s)exited with code 2.*unknown mutant explode"):
+        RefServer(module="fake_reference", env=env(), mutant="explode").start()
+
+
+def test_refserver_startup_timeout():
+    server = RefServer(module="silent_server", env=env(), startup_timeout=1.5)
+    with pytest.raises(RefServerError, match="(?s)did not announce itself within 1.5s.*never ready"):
+        server.start()
+    assert server.proc is None
+
+
+def test_refserver_stop():
+    with RefServer(module="fake_reference", env=env()) as ref:
+        url = ref.operator_url
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(url + "/health", timeout=1)
+
+
+def test_provisioned_target(ref_target):
+    target, path = ref_target
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    creds = target.credentials
+    assert len(creds["api_key_pool"]) == 12 and len(set(creds["api_key_pool"])) == 12
+    assert creds["api_key"] == creds["api_key_pool"][0]
+    assert creds["live_key"].startswith("svc_live_")
+    for name in ("read_only_key", "refunds_key", "crypto_key", "revoked_key", "expired_key", "pinned_key",
+                 "rate_limit_key"):
+        assert creds[name].startswith("svc_test_"), name
+    assert target.other_org_id and target.other_org_id != target.org_id
+    assert Target.load(path).to_dict() == target.to_dict()
+    # the keys behave as named
+    def status(key):
+        return httpx.get(f"{target.base_url}/payments/organizations/{target.org_id}/balance",
+                         headers={"x-api-key": key}).json().get("type", "ok")
+    assert status(creds["api_key"]) == "ok"
+    assert status(creds["revoked_key"]) == "UNAUTHORIZED"
+    assert status(creds["expired_key"]) == "KEY_EXPIRED"
+    assert status(creds["pinned_key"]) == "KEY_IP_NOT_ALLOWED"
+
+
+def test_http_operator_errors(fake_ref):
+    op = HttpOperator(fake_ref.operator_url, "wrong-token")
+    with pytest.raises(OperatorError) as exc:
+        op.create_org()
+    assert exc.value.status == 401 and "wrong-token" not in str(exc.value)
+
+
+def test_load_operator_variants(tmp_path, monkeypatch):
+    assert load_operator(Target.from_dict({"base_url": BASE, "org_id": "ck1"})) is None
+    ref = load_operator(Target.from_dict({"base_url": BASE, "org_id": "ck1", "operator": {
+        "adapter": "reference", "url": "http://127.0.0.1:9/_operator", "token": "tok-abcdef"}}))
+    assert isinstance(ref, HttpOperator) and "advance_clock" in ref.capabilities
+    (tmp_path / "my_adapter.py").write_text(textwrap.dedent('''
+        class Partial:
+            def __init__(self, config):
+                self.config = config
+            def create_org(self, **kw):
+                return "org-from-" + self.config["name"]
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    op = load_operator(Target.from_dict({"base_url": BASE, "org_id": "ck1", "operator": {
+        "adapter": "my_adapter:Partial", "name": "custom"}}))
+    assert isinstance(op, AdapterWrapper)
+    assert op.capabilities == {"create_org"}
+    assert op.create_org() == "org-from-custom"
+    with pytest.raises(NotImplementedError, match="cannot advance_clock"):
+        op.advance_clock("o", 1)
+    skipping = SkippingOperator(op)
+    with pytest.raises(pytest.skip.Exception, match="needs operator: cannot issue_key"):
+        skipping.issue_key("o")
+    with pytest.raises(OperatorError, match="cannot be loaded"):
+        load_operator(Target.from_dict({"base_url": BASE, "org_id": "ck1", "operator": {"adapter": "nope_mod:X"}}))
+
+
+def test_clock_forms():
+    calls = []
+
+    class Op:
+        def advance_clock(self, org_id, seconds):
+            calls.append((org_id, seconds))
+
+    clock = Clock(Op(), "ck-default")
+    clock.advance("ck-other", 30)
+    clock.advance(60)
+    assert calls == [("ck-other", 30), ("ck-default", 60)]

@@ -1,0 +1,100 @@
+import multiprocessing as mp
+import sqlite3
+
+import pytest
+
+from payconform.pacing import Pacer, credential_id, new_db_path
+
+KEY_A = "svc_test_" + "a" * 32 + "_" + "A" * 43
+KEY_B = "svc_test_" + "b" * 32 + "_" + "B" * 43
+WINDOW = 0.5
+
+
+def _hammer(path, key, n, rate, ip_rate):
+    pacer = Pacer(path, rate, ip_rate, window=WINDOW)
+    for _ in range(n):
+        pacer.acquire(key)
+
+
+def _max_in_window(timestamps, window):
+    ts = sorted(timestamps)
+    best = 0
+    j = 0
+    for i, t in enumerate(ts):
+        while ts[j] <= t - window:
+            j += 1
+        best = max(best, i - j + 1)
+    return best
+
+
+def _run_two(path, keys, n, rate, ip_rate):
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_hammer, args=(str(path), k, n, rate, ip_rate)) for k in keys]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+
+
+def test_two_processes_share_one_credential_budget(tmp_path):
+    path = new_db_path(tmp_path)
+    Pacer(path, 10, 1000, window=WINDOW)  # create the table first
+    _run_two(path, [KEY_A, KEY_A], 12, rate=10, ip_rate=1000)
+    pacer = Pacer(path, 10, 1000, window=WINDOW)
+    ts = pacer.timestamps(KEY_A)
+    assert len(ts) == 24
+    assert _max_in_window(ts, WINDOW) <= 9  # 90 % of 10
+    assert _max_in_window(ts, WINDOW) >= 8  # and the budget is actually used
+
+
+def test_two_processes_share_the_ip_budget(tmp_path):
+    path = new_db_path(tmp_path)
+    Pacer(path, 100, 10, window=WINDOW)
+    _run_two(path, [KEY_A, KEY_B], 10, rate=100, ip_rate=10)
+    pacer = Pacer(path, 100, 10, window=WINDOW)
+    ts = pacer.timestamps()
+    assert len(ts) == 20
+    assert _max_in_window(ts, WINDOW) <= 9
+
+
+def test_no_key_is_stored(tmp_path):
+    path = new_db_path(tmp_path)
+    pacer = Pacer(path, 10, 100, window=WINDOW)
+    pacer.acquire(KEY_A)
+    rows = sqlite3.connect(path).execute("SELECT cred FROM sends").fetchall()
+    assert rows == [(credential_id(KEY_A),)]
+    assert KEY_A[9:41] not in open(path, "rb").read().decode("latin-1")
+
+
+def test_least_loaded_and_exempt(tmp_path):
+    now = [1000.0]
+    slept = []
+    pacer = Pacer(new_db_path(tmp_path), 10, 1000, window=60, clock=lambda: now[0], sleep=slept.append,
+                  exempt=[KEY_B])
+    for _ in range(3):
+        pacer.acquire(KEY_A)
+    assert pacer.least_loaded([KEY_A, KEY_B]) == KEY_B
+    for _ in range(5):
+        pacer.acquire(KEY_B)
+    assert pacer.least_loaded([KEY_A, KEY_B]) == KEY_A
+    # the exempt key (rate_limit_key) may go past the credential budget without waiting
+    for _ in range(20):
+        pacer.acquire(KEY_B)
+    assert slept == []
+
+
+def test_acquire_waits_for_the_window(tmp_path):
+    now = [1000.0]
+    slept = []
+
+    def sleep(s):
+        slept.append(s)
+        now[0] += s
+
+    pacer = Pacer(new_db_path(tmp_path), 10, 1000, window=61, clock=lambda: now[0], sleep=sleep)
+    for _ in range(9):
+        pacer.acquire(KEY_A)
+    assert slept == []
+    waited = pacer.acquire(KEY_A)
+    assert waited == pytest.approx(61.0, abs=0.1)  # the oldest send had to leave the 61 s window

@@ -1,0 +1,117 @@
+"""Every mutant and variant applies; the foundation mutants really change the behaviour they name."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.testclient import TestClient
+
+from payconform.reference import mutants
+from payconform.reference.app import build_app
+from payconform.reference.reference import Config, Reference
+
+from .helpers import API, PRODUCT, new_org, operator
+
+PRODUCTS = "/checkout/organizations/{orgId}/products"
+LIST = "/recipients/{orgId}"
+
+
+def _revoked_key_differs(org) -> bool:
+    key = operator(org.client, "POST", f"/orgs/{org.id}/keys", {"mode": "test"}).json()
+    operator(org.client, "POST", f"/orgs/{org.id}/keys/{key['id']}/revoke")
+    return org.call("GET", LIST, key=key["key"]).json()["type"] != "UNAUTHORIZED"
+
+
+def _after_rate_limit(org):
+    return [org.call("GET", LIST) for _ in range(101)][-1]
+
+
+def _replay_runs_again(org) -> bool:
+    org.call("POST", PRODUCTS, json=PRODUCT, idem="k")
+    return org.call("POST", PRODUCTS, json=PRODUCT, idem="k").status_code == 409  # the re-run hits the name clash
+
+
+def _conflict_missed(org) -> bool:
+    org.call("POST", PRODUCTS, json=PRODUCT, idem="k")
+    return org.call("POST", PRODUCTS, json={**PRODUCT, "name": "B"}, idem="k").status_code == 201
+
+
+def _4xx_kept_key(org) -> bool:
+    org.call("POST", PRODUCTS, json={**PRODUCT, "unitAmount": "0"}, idem="k")
+    return org.call("POST", PRODUCTS, json=PRODUCT, idem="k").status_code != 201
+
+
+def _body_request_id_differs(org) -> bool:
+    r = org.call("GET", LIST, key=None)
+    return r.json()["requestId"] != r.headers["x-request-id"]
+
+
+def _malformed_detail_differs(org) -> bool:
+    return org.call("GET", LIST, key="junk").json()["detail"] != org.call("GET", LIST, key=None).json()["detail"]
+
+
+DEVIATES = {
+    "idem-replay-executes-twice": _replay_runs_again,
+    "idem-conflict-undetected": _conflict_missed,
+    "idem-4xx-keeps-key": _4xx_kept_key,
+    "idem-key-256-accepted": lambda org: org.call("POST", PRODUCTS, json=PRODUCT, idem="k" * 256).status_code == 201,
+    "request-id-body-differs": _body_request_id_differs,
+    "request-id-header-missing": lambda org: "x-request-id" not in org.call("GET", LIST).headers,
+    "error-body-retryable": lambda org: "retryable" in org.call("GET", LIST, key=None).json(),
+    "unknown-route-not-found": lambda org: org.client.get(API + "/nope").json()["type"] == "NOT_FOUND",
+    "revoked-key-distinct-type": _revoked_key_differs,
+    "malformed-key-distinct-detail": _malformed_detail_differs,
+    "wrong-org-404": lambda org: org.call("GET", "/recipients/cnosuchorg").status_code == 404,
+    "retry-after-missing": lambda org: "retry-after" not in _after_rate_limit(org).headers,
+    "rate-limit-off": lambda org: _after_rate_limit(org).status_code == 200,
+}
+
+
+def _server(name: str) -> TestClient:
+    ref = Reference(Config(operator_token="op-token-for-tests"))
+    mutants.apply(ref, name)
+    return TestClient(build_app(ref), raise_server_exceptions=False, client=("127.0.0.1", 50000))
+
+
+def test_the_mutants_checked_here_are_registered():
+    assert set(DEVIATES) <= set(mutants.MUTANTS)
+    assert not set(mutants.MUTANTS) & set(mutants.VARIANTS)
+    assert all(m.reqs and m.doc for m in mutants.MUTANTS.values())
+
+
+@pytest.mark.parametrize("name", sorted([*mutants.MUTANTS, *mutants.VARIANTS]))
+def test_every_mutant_and_variant_applies(name):
+    with _server(name) as client:
+        assert client.get("/_operator/health").status_code == 200
+        org = new_org(client)
+        assert org.call("GET", LIST).status_code < 500
+
+
+@pytest.mark.parametrize("name", sorted(DEVIATES))
+def test_mutant_deviates_and_pristine_does_not(name):
+    with _server(name) as client:
+        assert DEVIATES[name](new_org(client)), f"{name} did not change behaviour"
+    with TestClient(build_app(Reference(Config(operator_token="op-token-for-tests"))),
+                    client=("127.0.0.1", 50000)) as client:
+        assert not DEVIATES[name](new_org(client)), f"pristine server already shows {name}"
+
+
+def test_extra_fields_variant():
+    with _server("extra-fields") as client:
+        org = new_org(client)
+        product = org.call("POST", PRODUCTS, json=PRODUCT, idem="k").json()
+        assert "x_vendor_extension" in product
+        page = org.call("GET", PRODUCTS).json()
+        assert "x_vendor_extension" in page and "x_vendor_extension" in page["data"][0]
+        error = org.call("GET", LIST, key=None).json()
+        assert error["type"] == "UNAUTHORIZED" and "x_vendor_extension" in error
+
+
+def test_detail_wording_variant():
+    with _server("detail-wording") as client:
+        body = client.get(API + "/nope").json()
+        assert body["type"] == "ROUTE_NOT_FOUND" and body["detail"].startswith("Request not completed")
+
+
+def test_unknown_name_is_a_clear_error():
+    with pytest.raises(mutants.UnknownMutant, match="no-such-mutant"):
+        mutants.apply(Reference(Config(operator_token="t")), "no-such-mutant")
