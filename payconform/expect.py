@@ -65,11 +65,12 @@ def _short(text: Any, limit: int) -> str:
 
 
 def answered_line(ex) -> str:
-    """``target answered: METHOD URL -> status type "detail"`` for an exchange."""
+    """``target answered: METHOD URL -> status type "detail"`` for an exchange; type and detail only for an
+    error body (a recipient's ``type`` is not an error type)."""
     req = ex.request
     line = f"target answered: {req.method} {req.url} -> {ex.status}"
     body = _body_json(ex)
-    if isinstance(body, dict):
+    if isinstance(body, dict) and (ex.status >= 400 or "requestId" in body):
         if isinstance(body.get("type"), str):
             line += f" {body['type']}"
         if body.get("detail") is not None:

@@ -16,22 +16,24 @@ harness:
   valid ``Idempotency-Key`` per call (generated ones repeat and would replay stored answers; an invalid or
   missing one is left alone so negative tests still mean something), pacing through the harness pacer, the
   live-key guard, the per-process request cap, and each exchange in the test's transcript (redacted).
-- ``run_case``: an operation whose own path answers 404 ``ROUTE_NOT_FOUND`` is skipped as not implemented
-  by the target; a schemathesis failure becomes a ``ContractViolation`` naming the requirement, what the
-  target did, a curl reproduction with the credential replaced by ``$PAYCONFORM_API_KEY``, and the
-  ``x-request-id``.
+- ``run_case`` / ``run_stateful``: an operation whose own path answers 404 ``ROUTE_NOT_FOUND`` is skipped as
+  not implemented by the target; the first failure of a test is recorded with the requirement it breaks,
+  what the target answered, a curl reproduction (the credential replaced by ``$PAYCONFORM_API_KEY``) and
+  the ``x-request-id``, and the test fails with it once its run is over (``take_failure``).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shlex
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import hypothesis
 import pytest
@@ -43,8 +45,14 @@ from schemathesis.errors import FailureGroup
 from . import contract as _contract
 from . import paths
 from . import results as _results
-from .client import MAX_429_RETRIES, MAX_RETRY_AFTER, SafetyError, WRITE_METHODS, new_idempotency_key
-from .expect import ContractViolation, answered_line
+from .client import (
+    MAX_429_RETRIES,
+    MAX_RETRY_AFTER,
+    WRITE_METHODS,
+    SafetyError,
+    new_idempotency_key,
+)
+from .redact import MASK
 
 SEED = 20240601  # fixed: the same run generates the same cases
 DOCUMENTS = ("payouts", "checkout")
@@ -54,10 +62,10 @@ PLACEHOLDER_BASE_URL = "http://127.0.0.1:9/business/api/v1"  # no target: the pl
 PROBE_ID = "pc-probe"
 TRANSCRIPT_BODY = 2048
 MAX_FAILURE_TEXT = 1500
-MAX_REPORTED_FAILURES = 5
 EXAMPLE_PROBABILITY = 0.7  # how often a generated body field takes a value from the profile's examples
 DECIMAL_STRING_REF = "#/components/schemas/DecimalString"
 _HEALTH_CHECKS = list(hypothesis.HealthCheck)
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SpecViolation(AssertionError):
@@ -87,7 +95,7 @@ class FuzzSettings:
 
     @classmethod
     def load(cls, path: Path, overrides: Mapping[str, Any] | None = None, *, budget: int | None = None,
-             max_requests: int | None = None) -> "FuzzSettings":
+             max_requests: int | None = None) -> FuzzSettings:
         """fuzz.yaml, the target's ``profile.fuzz`` overrides, then the command line."""
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         if overrides:
@@ -120,24 +128,22 @@ class FuzzSettings:
         )
 
 
+def _operations(document: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """(METHOD, path, operation) for every operation with an operationId, in document order."""
+    for path, item in (document.get("paths") or {}).items():
+        for method, op in (item or {}).items():
+            if isinstance(op, Mapping) and op.get("operationId"):
+                yield method.upper(), path, op
+
+
 def operation_ids(document: Mapping[str, Any]) -> list[str]:
     """Every operationId of an OpenAPI document, in document order."""
-    ids = []
-    for item in (document.get("paths") or {}).values():
-        for op in (item or {}).values():
-            if isinstance(op, Mapping) and op.get("operationId"):
-                ids.append(str(op["operationId"]))
-    return ids
+    return [str(op["operationId"]) for _, _, op in _operations(document)]
 
 
 def operation_labels(document: Mapping[str, Any]) -> dict[str, str]:
     """``METHOD /path`` (schemathesis' operation label) -> operationId."""
-    out = {}
-    for path, item in (document.get("paths") or {}).items():
-        for method, op in (item or {}).items():
-            if isinstance(op, Mapping) and op.get("operationId"):
-                out[f"{method.upper()} {path}"] = str(op["operationId"])
-    return out
+    return {f"{method} {path}": str(op["operationId"]) for method, path, op in _operations(document)}
 
 
 def operation_id(operation: Any) -> str | None:
@@ -159,9 +165,9 @@ def money_fields(documents: Iterable[Mapping[str, Any]]) -> frozenset[str]:
 
     def walk(node: Any) -> None:
         if isinstance(node, Mapping):
-            for name, schema in (node.get("properties") or {}).items() if isinstance(node.get("properties"), Mapping) else ():
-                if _is_decimal_string(schema):
-                    names.add(str(name))
+            properties = node.get("properties")
+            if isinstance(properties, Mapping):
+                names.update(str(name) for name, schema in properties.items() if _is_decimal_string(schema))
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -176,15 +182,11 @@ def money_fields(documents: Iterable[Mapping[str, Any]]) -> frozenset[str]:
 def request_amount_fields(document: Mapping[str, Any]) -> dict[str, frozenset[str]]:
     """operationId -> top-level request body properties declared as decimal strings (the amounts sent)."""
     out: dict[str, frozenset[str]] = {}
-    for item in (document.get("paths") or {}).values():
-        for op in (item or {}).values():
-            if not isinstance(op, Mapping) or not op.get("operationId"):
-                continue
-            schema = (((op.get("requestBody") or {}).get("content") or {}).get("application/json") or {}).get("schema")
-            props = (schema or {}).get("properties") or {}
-            amounts = frozenset(name for name, s in props.items() if _is_decimal_string(s))
-            if amounts:
-                out[str(op["operationId"])] = amounts
+    for _, _, op in _operations(document):
+        schema = (((op.get("requestBody") or {}).get("content") or {}).get("application/json") or {}).get("schema")
+        amounts = frozenset(name for name, s in ((schema or {}).get("properties") or {}).items() if _is_decimal_string(s))
+        if amounts:
+            out[str(op["operationId"])] = amounts
     return out
 
 
@@ -202,16 +204,16 @@ class FuzzSession:
     redactor: Any
     requests_sent: int = 0
     implemented: dict[str, bool] = field(default_factory=dict)
-    last_request_id: str | None = None
-    failures: dict[str, dict[tuple, list]] = field(default_factory=dict)  # nodeid -> kind -> [message, count]
+    failures: dict[str, str] = field(default_factory=dict)  # test nodeid -> its first failure
     _documents: dict[str, dict] = field(default_factory=dict)
 
     # -- the contract ---------------------------------------------------------------------------
 
     def document(self, doc: str) -> dict:
+        """A contract document, parsed once per process (they are large: the C loader when there is one)."""
         if doc not in self._documents:
             path = self.contract.directory / f"{doc}.openapi.yaml"
-            self._documents[doc] = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            self._documents[doc] = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
         return self._documents[doc]
 
     def operations(self, doc: str) -> list[str]:
@@ -255,6 +257,7 @@ class FuzzSession:
         return found
 
     def config(self) -> schemathesis.Config:
+        """fuzz.yaml's ``schemathesis`` settings plus this run's: target, organization, seed, budget, examples."""
         examples = self.example_values()
         names = {path: "profile-" + re.sub(r"[^A-Za-z0-9]+", "-", path) for path in examples}
         runtime = {
@@ -272,17 +275,17 @@ class FuzzSession:
 
     def schema(self, doc: str) -> Any:
         """The contract document ``doc`` as a schemathesis schema for this target (may have no operations)."""
-        schema = openapi.from_path(self.contract.directory / f"{doc}.openapi.yaml", config=self.config())
+        schema = openapi.from_dict(copy.deepcopy(self.document(doc)), config=self.config())
         schema = schema.include(operation_id=self.operations(doc) or ["-none-"])
         session = self
 
         @schema.auth(refresh_interval=None)
         class PoolKey:
-            """The least used key of the target's pool of equivalent read+write test keys."""
+            """A key of the target's pool of equivalent read+write test keys (``before_call`` picks which)."""
 
             def get(self, case: Any, ctx: Any) -> str | None:
                 pool = session.target.pool if session.target else []
-                return session.pacer.least_loaded(pool) if pool else None
+                return pool[0] if pool else None
 
             def set(self, case: Any, data: str | None, ctx: Any) -> None:
                 if data:
@@ -293,30 +296,28 @@ class FuzzSession:
     # -- hooks ----------------------------------------------------------------------------------
 
     def before_call(self, case: Any) -> None:
+        """Count against the cap, pin the organization, refresh the idempotency key, pick and pace the key."""
         self.requests_sent += 1
         cap = self.settings.max_requests
         if cap and self.requests_sent > cap:
             pytest.skip(f"fuzz budget used up: this process sent its {cap} requests (--fuzz-max-requests)")
         if self.target and isinstance(case.path_parameters, dict) and "orgId" in case.path_parameters:
             case.path_parameters["orgId"] = self.target.org_id  # stateful walks ignore the `parameters` setting
-        headers = case.headers or {}
+        headers = case.headers if case.headers is not None else {}
+        key = None
         for name in list(headers):
             value = headers[name]
             if name.lower() == "idempotency-key" and isinstance(value, str) and IDEMPOTENCY_KEY.match(value):
                 headers[name] = new_idempotency_key()
-        key = None
-        for name in list(headers):
-            if name.lower() == API_KEY_HEADER:
-                key = headers[name]
-                if self.target and key in self.target.pool:  # the least used key now, not when the case was made
+            elif name.lower() == API_KEY_HEADER and isinstance(value, str):
+                key = value
+                if self.target and value in self.target.pool:  # the least used key now, not when the case was made
                     key = headers[name] = self.pacer.least_loaded(self.target.pool)
-        if isinstance(key, str) and key.strip().startswith("svc_live_") and case.method.upper() in WRITE_METHODS:
+        if key and key.strip().startswith("svc_live_") and case.method.upper() in WRITE_METHODS:
             raise SafetyError(f"refusing to fuzz {case.method.upper()} {case.operation.path} with a live key")
-        self.pacer.acquire(key if isinstance(key, str) else None)
+        self.pacer.acquire(key)
 
     def after_call(self, case: Any, response: Any) -> None:
-        request_id = _header(response.headers, "x-request-id")
-        self.last_request_id = request_id
         rec = _results.current()
         if rec is None:
             return
@@ -333,7 +334,7 @@ class FuzzSession:
             "status": response.status_code,
             "response_headers": r.headers({k: ", ".join(v) for k, v in response.headers.items()}),
             "response_body": r.redact(_truncate(response.content or b"")),
-            "request_id": request_id,
+            "request_id": _header(response.headers, "x-request-id"),
             "elapsed": round(float(response.elapsed or 0.0), 4),
         })
 
@@ -368,58 +369,55 @@ class FuzzSession:
         return response
 
     def run_case(self, case: Any, anon: Any) -> None:
+        """Send one generated case and check the answer; once the test has a failure, send nothing more.
+
+        One failure is enough to fail the operation; not spending the rest of its budget keeps a run against
+        a broken target (or a mutant) short.
+        """
+        if self._nodeid() in self.failures:
+            return
         self.ensure_implemented(case.operation, anon)
         self.validate(case, self.send(case))
 
     def validate(self, case: Any, response: Any) -> None:
-        """Run the checks; a failure is recorded for the test, which fails once the run is over.
+        """Run the checks; the first failure is recorded for the test, which fails once its run is over.
 
         Raising inside Hypothesis would make it replay the failing case, and a replay against a live
         target is not the same request (names already taken, fresh idempotency keys): the report would be a
-        Flaky error instead of the failure. So the run goes on (its cost is already bounded) and
-        ``take_failures`` hands the distinct failures to ``suites/fuzz/conftest.py``.
+        Flaky error instead of the failure. So the run goes on and ``take_failure`` hands the failure to
+        ``suites/fuzz/conftest.py``.
         """
         try:
             case.validate_response(response)
         except FailureGroup as exc:
-            rec = _results.current()
-            found = self.failures.setdefault(rec.nodeid if rec else "", {})
-            kind = (case.operation.label, tuple(sorted(f.title for f in exc.exceptions)))
-            if kind in found:
-                found[kind][1] += 1
-            else:
-                found[kind] = [self.describe(case, exc), 1]
+            self.failures.setdefault(self._nodeid(), self.describe(case, response, exc))
 
-    def take_failures(self, nodeid: str) -> str | None:
-        """The distinct failures a test recorded (None if it recorded none), most recent first dropped."""
-        found = self.failures.pop(nodeid, {})
-        if not found:
-            return None
-        parts = [text + (f"\n(and {count - 1} more failing cases like this one)" if count > 1 else "")
-                 for text, count in list(found.values())[:MAX_REPORTED_FAILURES]]
-        if len(found) > MAX_REPORTED_FAILURES:
-            parts.append(f"... {len(found) - MAX_REPORTED_FAILURES} more distinct failures")
-        return "\n\n".join(parts)
+    def take_failure(self, nodeid: str) -> str | None:
+        """The failure a test recorded (None if it recorded none); forgets it."""
+        return self.failures.pop(nodeid, None)
 
-    def describe(self, case: Any, group: FailureGroup) -> str:
-        """What failed, against which requirement, how to reproduce it, and the x-request-id."""
-        lines: list[str] = []
-        seen: set[str] = set()
-        for failure in group.exceptions:
-            for rid in self._requirements_of(failure):
-                if rid not in seen:
-                    seen.add(rid)
-                    lines.append(self.requirement_line(rid))
+    @staticmethod
+    def _nodeid() -> str:
+        rec = _results.current()
+        return rec.nodeid if rec is not None else ""
+
+    def describe(self, case: Any, response: Any, group: FailureGroup) -> str:
+        """What failed, against which requirement, what the target answered, a reproduction, the x-request-id."""
+        own = self.settings.operation_requirements.get(operation_id(case.operation) or "", [])
+        lines = [self.requirement_line(rid) for rid in dict.fromkeys(
+            [rid for failure in group.exceptions for rid in self._requirements_of(failure)] + own)]
         for failure in group.exceptions:
             inner = getattr(failure, "exception", None)
             what = inner.what if isinstance(inner, SpecViolation) else _squash(failure.message)
-            checks = ", ".join(getattr(failure, "checks", ()) or ()) or getattr(failure, "title", "check")
-            lines.append(f"what happened: {failure.title} ({checks}): {_short(what, MAX_FAILURE_TEXT)}")
+            checks = ", ".join(getattr(failure, "checks", ()) or ())
+            title = f"{failure.title} ({checks})" if checks else failure.title
+            lines.append(f"what happened: {title}" + (f": {_short(what, MAX_FAILURE_TEXT)}" if what else ""))
         lines.append(f"operation: {case.operation.label} (contract/{self._doc_of(case)}.openapi.yaml)")
-        lines.append("reproduce (set PAYCONFORM_API_KEY to a test key; use a fresh Idempotency-Key):")
-        lines.append("  " + self.curl(case))
-        lines.append(f"x-request-id: {self.last_request_id or '(none)'}")
-        return self.redactor.redact("\n".join(lines))
+        lines.append(f"target answered: {response.status_code} {_short(_squash(response.content.decode('utf-8', 'replace')), 300)}")
+        lines.append(f"x-request-id: {_header(response.headers, 'x-request-id') or '(none)'}")
+        return "\n".join([self.redactor.redact("\n".join(lines)),
+                          "reproduce (set PAYCONFORM_API_KEY to a test key; use a fresh Idempotency-Key):",
+                          "  " + self.curl(case)])
 
     def run_stateful(self, schema: Any) -> None:
         """Random walks through the contract's OpenAPI links (create, then read, update, delete what was made)."""
@@ -450,16 +448,22 @@ class FuzzSession:
 
     def requirement_line(self, rid: str) -> str:
         r = self.contract.requirements.get(rid) or {}
-        where = " > ".join(str(x) for x in (self.contract.part_title(r.get("part")) if r.get("part") else None,
-                                                r.get("section")) if x)
+        part = self.contract.part_title(r.get("part")) if r.get("part") else ""
+        section = str(r.get("section") or "")
+        where = section if section.startswith(part) else " > ".join(x for x in (part, section) if x)
         quote = " ".join(str(r.get("quote") or "").split())
         return f"[{rid}] {where}: \"{quote}\"" if quote else f"[{rid}] {where}"
 
     def curl(self, case: Any) -> str:
-        """A curl command a person can paste: the credential is an environment variable, never the key."""
-        command = case.as_curl_command()
-        masked = shlex.quote(f"{API_KEY_HEADER}: [Filtered]")
-        return command.replace(masked, f'"{API_KEY_HEADER}: $PAYCONFORM_API_KEY"')
+        """A curl command a person can paste: the credential is an environment variable, never the key.
+
+        The header is written ``"x-api-key:""$PAYCONFORM_API_KEY"`` (two quoted strings the shell joins) so
+        that the report's redaction, which masks whatever follows ``x-api-key:`` up to a quote, leaves it readable.
+        """
+        command = self.redactor.redact(case.as_curl_command())
+        for masked in (f"{API_KEY_HEADER}: [Filtered]", f"{API_KEY_HEADER}: {MASK}"):
+            command = command.replace(shlex.quote(masked), f'"{API_KEY_HEADER}:""$PAYCONFORM_API_KEY"')
+        return command
 
 
 def _header(headers: Mapping[str, Any], name: str) -> str | None:

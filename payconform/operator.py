@@ -17,7 +17,10 @@ import httpx
 from . import redact as _redact
 
 OPERATIONS = ("create_org", "update_org", "issue_key", "revoke_key", "advance_clock", "inject_fault",
-              "register_signing_key", "rotate_key", "rotate_signing_key")
+              "register_signing_key", "rotate_key", "rotate_signing_key", "register_webhook_endpoint",
+              "set_webhook_endpoint_enabled", "rotate_webhook_secret", "replay_webhook_delivery",
+              "replay_webhook_deliveries", "delete_webhook_endpoint", "open_dispute",
+              "approve_payout", "reject_payout", "set_approval_policy", "seed_orders")
 DEFAULT_FEATURES = ("developer", "mass_payouts")
 
 
@@ -64,6 +67,10 @@ class Operator(Protocol):
 
     def rotate_signing_key(self, org_id: str, key_id: str, *, public_key_pem: str) -> dict:
         """Rotate a signing key to the holder's new public key: the successor ``{id, ..., previousValidUntil}``."""
+        ...
+
+    def seed_orders(self, org_id: str, count: int) -> None:
+        """The organization holds ``count`` orders besides its payouts (balance history's size limit)."""
         ...
 
 
@@ -169,6 +176,57 @@ class HttpOperator:
         return self._call("POST", f"/orgs/{org_id}/signing-keys/{key_id}/rotate",
                           {"public_key_pem": public_key_pem}) or {}
 
+    # -- webhook endpoints (dashboard actions; Endpoints > Webhook endpoint management) --------------
+
+    def register_webhook_endpoint(self, org_id: str, url: str, events: Iterable[str] = (), *,
+                                  mode: str = "test") -> dict:
+        """Register an endpoint: the endpoint with its ``secret`` (shown once)."""
+        data = self._call("POST", f"/orgs/{org_id}/webhook-endpoints",
+                          {"url": url, "events": list(events), "mode": mode}) or {}
+        if data.get("secret"):
+            _redact.default().add(data["secret"])
+        return data
+
+    def set_webhook_endpoint_enabled(self, org_id: str, endpoint_id: str, enabled: bool) -> dict:
+        return self._call("POST", f"/orgs/{org_id}/webhook-endpoints/{endpoint_id}/enabled", {"enabled": enabled}) or {}
+
+    def rotate_webhook_secret(self, org_id: str, endpoint_id: str) -> dict:
+        """A new secret ``{secret, previousValidUntil, ...}``; the old one keeps signing for 24 hours."""
+        data = self._call("POST", f"/orgs/{org_id}/webhook-endpoints/{endpoint_id}/rotate-secret") or {}
+        if data.get("secret"):
+            _redact.default().add(data["secret"])
+        return data
+
+    def replay_webhook_delivery(self, org_id: str, endpoint_id: str, delivery_id: str) -> dict:
+        return self._call("POST", f"/orgs/{org_id}/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/replay",
+                          expect=(200, 202)) or {}
+
+    def replay_webhook_deliveries(self, org_id: str, endpoint_id: str, start: str, end: str,
+                                  status: str = "failed") -> dict:
+        """Bulk replay of the deliveries created in [start, end]: ``{requeued}``."""
+        return self._call("POST", f"/orgs/{org_id}/webhook-endpoints/{endpoint_id}/deliveries/replay",
+                          {"from": start, "to": end, "status": status}, expect=(200, 202)) or {}
+
+    def delete_webhook_endpoint(self, org_id: str, endpoint_id: str) -> None:
+        self._call("DELETE", f"/orgs/{org_id}/webhook-endpoints/{endpoint_id}")
+
+    # -- payout approvals (dashboard actions; States and transitions > Payout approval) ----------------
+
+    def approve_payout(self, org_id: str, approval_id: str) -> dict:
+        """Enough approvers say yes: the approval is executed (or its execution fails). Answers the approval."""
+        return self._call("POST", f"/orgs/{org_id}/approvals/{approval_id}/approve") or {}
+
+    def reject_payout(self, org_id: str, approval_id: str) -> dict:
+        """An approver says no: nothing is sent. Answers the approval."""
+        return self._call("POST", f"/orgs/{org_id}/approvals/{approval_id}/reject") or {}
+
+    def set_approval_policy(self, org_id: str, *, threshold: str | None = None,
+                            velocity_cap: dict | None = None) -> dict:
+        """The organization's approval threshold (decimal string, None for none) and velocity cap
+        (``{count, window_seconds}``, None for none)."""
+        return self._call("PUT", f"/orgs/{org_id}/approval-policy",
+                          {"threshold": threshold, "velocity_cap": velocity_cap}) or {}
+
     def advance_clock(self, org_id: str, seconds: float) -> Any:
         data = self._call("POST", f"/orgs/{org_id}/clock", {"advance_seconds": seconds})
         return (data or {}).get("now", data)
@@ -183,6 +241,13 @@ class HttpOperator:
         if type is not None:
             body["type"] = type
         self._call("POST", "/faults", body)
+
+    def open_dispute(self, org_id: str, payment_id: str) -> dict:
+        """The card holder disputes a checkout payment; its refunds then answer REFUND_DISPUTED."""
+        return self._call("POST", f"/orgs/{org_id}/checkout/payments/{payment_id}/dispute") or {}
+
+    def seed_orders(self, org_id: str, count: int) -> None:
+        self._call("POST", f"/orgs/{org_id}/orders/seed", {"count": count})
 
 
 class AdapterWrapper:

@@ -69,6 +69,10 @@ class Pacer:
             conn.execute("CREATE INDEX IF NOT EXISTS sends_cred_ts ON sends (cred, ts)")
             conn.execute("CREATE INDEX IF NOT EXISTS sends_ts ON sends (ts)")
 
+    def exempt_credential(self, credential: str) -> None:
+        """Let a credential that a test trips on purpose skip its own budget; the IP budget still applies."""
+        self.exempt.add(credential_id(credential))
+
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
         return conn

@@ -36,6 +36,7 @@ from . import paths as _paths
 from . import pacing as _pacing
 from . import redact as _redact
 from . import results as _results
+from . import webhooks as _webhooks
 from .client import Api, TargetError
 from .expect import ContractViolation
 from .operator import DEFAULT_FEATURES, OPERATIONS, Clock, OrgHandle, load_operator
@@ -306,8 +307,7 @@ def _configure(state: PayconformState) -> None:
 
 
 def _start_embedded(state: PayconformState) -> Target:
-    from .operator import HttpOperator
-    from .provision import provision
+    from .provision import provision_reference
     from .refserver import RefServer, RefServerError
 
     config = state.config
@@ -318,17 +318,7 @@ def _start_embedded(state: PayconformState) -> Target:
         raise TargetConfigError(f"payconform --payconform-embedded: {exc}") from None
     state.server = server
     state.redactor.add(server.operator_token)
-    op = HttpOperator(server.operator_url, server.operator_token)
-    try:
-        overrides = _overrides(config)
-        target = provision(
-            op, server.base_url,
-            operator_config={"adapter": "reference", "url": server.operator_url, "token": server.operator_token},
-            rate_limit=overrides.get("rate_limit", 100),
-        )
-    finally:
-        op.close()
-    return target
+    return provision_reference(server, rate_limit=_overrides(config).get("rate_limit", 100))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -752,7 +742,8 @@ def clock(request: pytest.FixtureRequest, target: Target) -> Clock:
 
 @pytest.fixture
 def fresh_org(request: pytest.FixtureRequest, target: Target):
-    """Factory: ``fresh_org(verified=True, payments_enabled=True, suspended=False, features=...)`` -> OrgHandle."""
+    """Factory: ``fresh_org(verified=True, payments_enabled=True, suspended=False, features=..., scopes=...,
+    paced=True)`` -> OrgHandle. ``paced=False`` is for tests that trip the organization's rate limit on purpose."""
     state = _state(request.config)
     inner = state.operator()
     if inner is None:
@@ -761,11 +752,13 @@ def fresh_org(request: pytest.FixtureRequest, target: Target):
     made: list[Api] = []
 
     def factory(verified: bool = True, payments_enabled: bool = True, suspended: bool = False,
-                features: Any = DEFAULT_FEATURES, scopes: Any = ("read", "write")) -> OrgHandle:
+                features: Any = DEFAULT_FEATURES, scopes: Any = ("read", "write"), paced: bool = True) -> OrgHandle:
         org_id = op.create_org(verified=verified, payments_enabled=payments_enabled, suspended=False,
                                features=list(features))
         key = op.issue_key(org_id, mode="test", scopes=list(scopes))["key"]
         state.redactor.add(key)
+        if not paced and state.pacer is not None:
+            state.pacer.exempt_credential(key)
         if suspended:
             op.update_org(org_id, suspended=True)
 
@@ -792,3 +785,26 @@ def unique(request: pytest.FixtureRequest):
         return f"{prefix}-{digest}-{_secrets.token_hex(4)}"
 
     return make
+
+
+@pytest.fixture(scope="session")
+def webhook_server(target: Target):
+    """The loopback webhook receiver of this process (``payconform.webhooks.Receiver``), on the target file's
+    ``webhooks.listen`` address, advertising ``webhooks.public_url`` when given."""
+    receiver = _webhooks.Receiver(*_webhooks.receiver_settings(target.webhooks))
+    yield receiver
+    receiver.close()
+
+
+@pytest.fixture
+def webhook_receiver(webhook_server) -> _webhooks.Mailbox:
+    """A fresh mailbox of the receiver for this test: ``.url`` to register, ``.snapshot()`` of the raw
+    deliveries, ``.fail_next(n, status)`` / ``.answer(status, delay)`` to script it, ``.wait_for(...)``."""
+    return webhook_server.mailbox()
+
+
+@pytest.fixture
+def webhook_receiver_factory(webhook_server):
+    """Factory for more mailboxes in one test: ``webhook_receiver_factory() -> Mailbox``."""
+    return webhook_server.mailbox
+

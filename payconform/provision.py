@@ -7,7 +7,7 @@ a pool of read+write test keys (``api_key`` is the first), ``read_only_key``, ``
 ``expired_key`` (expired one day ago), ``pinned_key`` (pinned to TEST-NET 192.0.2.10),
 ``rate_limit_key``, and a Mode B signing key: a P-256 pair made here, whose public half is registered
 (read+write, test mode) and whose key id and private half become ``signing_key_id`` and
-``signing_private_key``.
+``signing_private_key`` (none when the operator API cannot register signing keys).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from . import redact as _redact
 from . import signer as _signer
-from .operator import DEFAULT_FEATURES
+from .operator import DEFAULT_FEATURES, OperatorError
 from .target import Target
 
 POOL_SIZE = 12
@@ -30,6 +30,21 @@ def _key(data: Mapping[str, Any], what: str) -> str:
         raise RuntimeError(f"provision: the operator issued no key for {what}: {_redact.redact(data)}")
     _redact.default().add(key)
     return str(key)
+
+
+def _signing_key(operator: Any, org: str) -> dict[str, str]:
+    """A registered Mode B key: ``signing_key_id`` and ``signing_private_key``, or nothing when the operator
+    API has no signing-key route (404): Mode B tests then skip with "needs signing_key"."""
+    private_key = _signer.generate_private_key_pem()
+    try:
+        data = operator.register_signing_key(org, mode="test", scopes=("read", "write"),
+                                             public_key_pem=_signer.public_key_pem(private_key))
+    except OperatorError as exc:
+        if exc.status == 404:
+            return {}
+        raise
+    _redact.default().add(private_key)
+    return {"signing_key_id": str(data["id"]), "signing_private_key": private_key}
 
 
 def provision(
@@ -64,11 +79,7 @@ def provision(
     creds["expired_key"] = _key(issue("expired_key", mode="test", scopes=rw, expires_at=past), "expired_key")
     creds["pinned_key"] = _key(issue("pinned_key", mode="test", scopes=rw, pinned_ips=[PINNED_ADDRESS]), "pinned_key")
     creds["rate_limit_key"] = _key(issue("rate_limit_key", mode="test", scopes=rw), "rate_limit_key")
-    private_key = _signer.generate_private_key_pem()
-    _redact.default().add(private_key)
-    signing = operator.register_signing_key(org, mode="test", scopes=rw,
-                                            public_key_pem=_signer.public_key_pem(private_key))
-    creds["signing_key_id"], creds["signing_private_key"] = signing["id"], private_key
+    creds.update(_signing_key(operator, org))
 
     data = {
         "base_url": base_url,
@@ -83,3 +94,17 @@ def provision(
         "request_timeout": request_timeout,
     }
     return Target.from_dict(data)
+
+
+def provision_reference(server: Any, **kwargs: Any) -> Target:
+    """Provision a running reference server (``refserver.RefServer``) through its own operator API; the
+    target file then names that operator, so tests needing privileged actions can run."""
+    from .operator import HttpOperator
+
+    op = HttpOperator(server.operator_url, server.operator_token)
+    try:
+        return provision(op, server.base_url, operator_config={
+            "adapter": "reference", "url": server.operator_url, "token": server.operator_token}, **kwargs)
+    finally:
+        op.close()
+

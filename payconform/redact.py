@@ -74,14 +74,22 @@ class Redactor:
         self.add(*secrets)
 
     def add(self, *secrets: Any) -> None:
-        """Register more secrets (strings, or lists/dicts of them). Short values (< 6 chars) are ignored."""
+        """Register more secrets (strings, or lists/dicts of them). Short values (< 6 chars) are ignored.
+
+        The pattern is rebuilt on the next ``redact`` only: provisioning adds secrets one at a time, and a
+        long-lived process (the project's kill matrix) adds thousands."""
         with self._lock:
-            for s in _flatten(secrets):
-                if isinstance(s, str) and len(s) >= 6:
-                    self._secrets.add(s)
-            if self._secrets:
+            before = len(self._secrets)
+            self._secrets.update(s for s in _flatten(secrets) if isinstance(s, str) and len(s) >= 6)
+            if len(self._secrets) != before:
+                self._pattern = None
+
+    def _compiled(self) -> re.Pattern | None:
+        with self._lock:
+            if self._pattern is None and self._secrets:
                 alternatives = sorted(self._secrets, key=len, reverse=True)
                 self._pattern = re.compile("|".join(re.escape(s) for s in alternatives))
+            return self._pattern
 
     @property
     def secrets(self) -> frozenset[str]:
@@ -104,7 +112,7 @@ class Redactor:
             text = bytes(text).decode("utf-8", errors="replace")
         elif not isinstance(text, str):
             text = str(text)
-        pattern = self._pattern
+        pattern = self._compiled()
         if pattern is not None:
             text = pattern.sub(lambda m: self._mask_known(m.group(0)), text)
         text = _PEM_RE.sub(lambda m: f"-----BEGIN {m.group(1)}-----{MASK}-----END {m.group(1)}-----", text)

@@ -44,7 +44,7 @@ class RefServer:
         db: str | Path | None = None,
         mutant: str | None = None,
         operator_token: str | None = None,
-        startup_timeout: float = 20.0,
+        startup_timeout: float = 60.0,
         module: str | None = None,
         python: str = sys.executable,
         extra_args: Sequence[str] = (),

@@ -15,14 +15,37 @@ from .results import totals
 LABELS = {
     "passed": "passed",
     "failed": "failed",
+    "warning": "warning (approximate timing)",
+    "expected_failure": "expected failure",
     "skipped": "skipped",
     "needs_operator": "needs operator",
     "needs_clock": "needs clock",
     "needs_slow": "needs --run-slow",
     "not_tested": "not tested",
     "not_testable": "not testable",
-    "not_specified": "not specified",
+    "not_specified": "not specified by the spec",
 }
+# the order of the segments of a part's verdict bar and of the verdict filter
+VERDICT_ORDER = ("failed", "warning", "expected_failure", "passed", "needs_operator", "needs_clock", "needs_slow",
+                 "skipped", "not_tested", "not_testable", "not_specified")
+
+
+def split_message(message: str | None) -> dict[str, str]:
+    """The parts of a ``payconform.expect`` failure message a reader looks for first: the requirement
+    lines, what was expected and what the target did (``expected:`` / ``target answered:`` lines)."""
+    lines = (message or "").splitlines()
+    out = {"expected": "", "seen": "", "requirements": "", "rest": ""}
+    key = "requirements"
+    for line in lines:
+        low = line.lower()
+        if low.startswith("expected:"):
+            key, line = "expected", line.split(":", 1)[1].strip()
+        elif low.startswith(("target answered:", "seen:", "got:")):
+            key, line = "seen", line.split(":", 1)[1].strip()
+        elif key == "requirements" and not line.startswith("["):
+            key = "rest"
+        out[key] = f"{out[key]}\n{line}" if out[key] else line
+    return out
 
 
 def _environment() -> jinja2.Environment:
@@ -43,9 +66,18 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
         by_slug.get(req.get("part"), other)["requirements"].append(req)
     if other["requirements"]:
         parts.append(other)
-    tests = {t["nodeid"]: t for t in results.get("tests") or []}
+    for part in parts:
+        counts: dict[str, int] = {}
+        for req in part["requirements"]:
+            counts[req["verdict"]] = counts.get(req["verdict"], 0) + 1
+        part["bar"] = [(v, counts[v]) for v in VERDICT_ORDER if counts.get(v)] + \
+            [(v, n) for v, n in counts.items() if v not in VERDICT_ORDER]
+    tests = {}
+    for t in results.get("tests") or []:
+        tests[t["nodeid"]] = dict(t, parsed=split_message(t.get("message")))
     html = _environment().get_template("report.html.j2").render(
-        run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests, labels=LABELS
+        run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests, labels=LABELS,
+        verdicts=VERDICT_ORDER, gate=results.get("gate"),
     )
     return redactor.redact(html) if redactor is not None else html
 

@@ -44,8 +44,11 @@ class Challenges:
         """Record a challenge for this request and return the 202 answer to raise (nothing else runs)."""
         timestamp = str(int(now.timestamp()))
         payload = rebuild(timestamp, challenge_id)
-        self.store.run("INSERT INTO signature_challenges (id, key_id, payload, timestamp, issued_at) VALUES (?,?,?,?,?)",
-                       (challenge_id, key_id, payload, timestamp, now.timestamp()))
+        # forget this key's long-expired challenges (per key: each organization has its own clock)
+        self.store.run("DELETE FROM signature_challenges WHERE key_id = ? AND issued_at < ?",
+                       (key_id, now.timestamp() - 2 * self.lifetime.total_seconds()))
+        self.store.run("INSERT INTO signature_challenges (id, key_id, payload, timestamp, issued_at)"
+                       " VALUES (?,?,?,?,?)", (challenge_id, key_id, payload, timestamp, now.timestamp()))
         return ApiError("SIGNATURE_CHALLENGE", payloadToSign=payload)
 
     def binds(self, issued: str, resent: str) -> bool:
@@ -63,5 +66,5 @@ class Challenges:
         if row["used_at"] is not None:
             raise ApiError("SIGNATURE_REPLAYED")
         if now.timestamp() - row["issued_at"] > self.lifetime.total_seconds():
-            raise ApiError("SIGNATURE_TIMESTAMP_SKEW", "The challenge expired: it lives five minutes; ask for a new one.")
+            raise ApiError("SIGNATURE_TIMESTAMP_SKEW", "The challenge expired (five minutes); ask for a new one.")
         self.store.run("UPDATE signature_challenges SET used_at = ? WHERE id = ?", (now.timestamp(), challenge_id))

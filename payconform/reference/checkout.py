@@ -34,6 +34,11 @@ class CheckoutRules:
         self.max_simulated_payments = 25
         self.attempt_clears_seconds = 30.0
         self.decimals = 2
+        self.forced = {  # action -> (statuses it may leave, status it reaches, event)
+            "fail": (("pending",), "failed", "checkout_payment.failed"),
+            "chargeback": (("paid",), "reversed", "checkout_payment.reversed"),
+            "refund": (("paid",), "refunded", "checkout_payment.refunded"),
+        }
         self.attempts: dict[str, datetime] = {}   # link id -> until when a timed-out publish blocks retries
         self.card_pages: dict[str, str] = {}      # link id -> total its (possibly orphaned) card page was set up at
 
@@ -75,6 +80,25 @@ class CheckoutRules:
             raise ApiError("INTERNAL", "The card processor did not answer; the card page may exist.", status=500)
         raise ApiError(fault.type or "INTERNAL", "Card payments are not set up for this organization.",
                        status=status)
+
+    def publish_in_flight(self, call: Call) -> bool:
+        """Another publish of this link (same path, no body) or an edit of a link is still running."""
+        own = call.headers.get("idempotency-key") or ""
+        same_link = call.ref.idempotency.fingerprint("POST", call.path, "")
+        rows = call.ref.store.all(
+            "SELECT op_id, fingerprint FROM idempotency WHERE org_id = ? AND mode = ? AND state = 'running'"
+            " AND key != ? AND op_id IN ('publishCheckoutLink', 'updateCheckoutLink')",
+            (call.org_id, call.mode, own),
+        )
+        return any(r["op_id"] == "updateCheckoutLink" or r["fingerprint"] == same_link for r in rows)
+
+    def refund_in_flight(self, call: Call) -> bool:
+        """One refund at a time: another refund call of the organization is still running."""
+        own = call.headers.get("idempotency-key") or ""
+        return call.ref.store.one(
+            "SELECT 1 FROM idempotency WHERE org_id = ? AND mode = ? AND op_id = ? AND state = 'running' AND key != ?",
+            (call.org_id, call.mode, call.op.op_id, own),
+        ) is not None
 
     def publish_blocked(self, link_id: str, total: str, now: datetime) -> str | None:
         """Why a publish must answer 409 now (an attempt still clearing, or a reprice since the card page)."""

@@ -39,8 +39,10 @@ Scope = tuple[str, str]  # (org_id, mode)
 def canonical_body(raw: bytes) -> str:
     """Key order and whitespace do not make two requests different; unparseable bodies compare as bytes."""
     try:
-        return json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        text = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        text.encode("utf-8")  # a "\ud800" escape decodes to a lone surrogate, which cannot be hashed as text
+        return text
+    except (ValueError, UnicodeError, RecursionError):
         return "raw:" + raw.hex()
 
 

@@ -100,7 +100,8 @@ def _audit(ref: Reference, request: Request, org_id: str, mode: str, action: str
 def _read_material(ref: Reference, c: Checker) -> tuple[str | None, str | None]:
     """The key material of a registration body; refusals go to `c`, except a private key (PrivateKeyPasted)."""
     try:
-        return ref.signing.key_material(c.string("public_key_pem", max_len=20_000), c.string("stamp_key", max_len=20_000))
+        pem, stamp = c.string("public_key_pem", max_len=20_000), c.string("stamp_key", max_len=20_000)
+        return ref.signing.key_material(pem, stamp)
     except KeyMaterialError as exc:
         c.fail(exc.field, exc.reason)
         return None, None

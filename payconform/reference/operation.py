@@ -111,6 +111,9 @@ def parse_json(raw: bytes) -> Any:
     if not raw.strip():
         raise validation_error([{"field": "body", "reason": "required"}], "A JSON body is required.")
     try:
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        value = json.loads(raw, parse_constant=_reject_constant)
+        # A "\ud800" escape decodes to a lone surrogate, which is not text: storing it would fail later (a 500).
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
+    except (ValueError, UnicodeError, RecursionError):
         raise validation_error([{"field": "body", "reason": "malformed JSON"}], "The body is not valid JSON.") from None

@@ -1,7 +1,10 @@
 """The operator API (`/_operator`): what the dashboard and back office do and an API key cannot.
 
 Organizations and their flags, API keys (issue, revoke, rotate) and signing keys (register, rotate; the key
-handlers live in `keys_operator.py`), each organization's clock, injected faults and a health check. Every route but `/health` needs header `x-operator-token` (compared in constant time).
+handlers live in `keys_operator.py`), each organization's clock, injected faults, the dashboard's webhook
+endpoint actions (handlers in `routes/webhooks.py`) and a health check. A clock advance and a webhook replay
+run the organization's due webhook deliveries before answering, so a test sees them at once. Every
+route but `/health` needs header `x-operator-token` (compared in constant time).
 Key management is audited with `actorUserId` set. Operator answers bypass the response filters:
 mutants and variants change the API under test, not the test infrastructure.
 """
@@ -16,7 +19,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from . import ledger
 from .audit import OPERATOR_USER_ID
+from .checkout import PSEUDO_OPERATIONS
 from .clock import iso
 from .errors import ERRORS, ApiError
 from .faults import KINDS, Fault
@@ -32,6 +37,7 @@ from .operation import parse_json
 from .orgs import FLAGS, create_org, get_org, update_org
 from .pipeline import as_api_error
 from .requestid import request_id_of
+from .routes import approvals, refunds, webhooks
 from .validate import Checker, require_object
 
 if TYPE_CHECKING:
@@ -106,7 +112,7 @@ def advance_clock(ref: Reference, request: Request, body: dict[str, Any]) -> tup
 def add_fault(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     c = Checker(body)
     org_id = c.string("org_id", required=True)
-    operation = c.string("operation", required=True, choices=tuple(ref.operations))
+    operation = c.string("operation", required=True, choices=(*ref.operations, *PSEUDO_OPERATIONS))
     kind = c.string("kind", required=True, choices=KINDS)
     count = c.integer("count", low=1, high=1000)
     seconds = body.get("seconds", 0)
@@ -126,7 +132,25 @@ def add_fault(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[i
                  "count": fault.remaining}
 
 
-def _guarded(ref: Reference, handler: OperatorHandler) -> Callable[[Request], Awaitable[Response]]:
+def seed_orders(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+    """The organization holds `count` more orders (sandbox mode), so balance history's size limit is reachable."""
+    org_id = _org(ref, request)
+    c = Checker(body)
+    count = c.integer("count", required=True, low=0, high=10_000_000)
+    c.done()
+    ledger.seed_orders(ref.store, org_id, "test", count or 0)
+    return 200, {"orgId": org_id, "seededOrders": count}
+
+
+def open_dispute(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+    """The card holder disputes a checkout payment (refunds then answer REFUND_DISPUTED)."""
+    answer = refunds.open_dispute(ref, _org(ref, request), request.path_params["paymentId"])
+    if answer is None:
+        raise ApiError("NOT_FOUND", "No such payment in this organization.")
+    return 200, answer
+
+
+def _guarded(ref: Reference, handler: OperatorHandler, dispatch: bool = False) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
             token = request.headers.get("x-operator-token", "")
@@ -136,6 +160,8 @@ def _guarded(ref: Reference, handler: OperatorHandler) -> Callable[[Request], Aw
             body = require_object(parse_json(raw)) if raw.strip() else {}
             with ref.store.tx():
                 status, answer = handler(ref, request, body)
+            if dispatch:
+                await ref.dispatcher.run(request.path_params["orgId"])
         except Exception as exc:
             return ref.error_response(request, as_api_error(exc, request.url.path, request_id_of(request)))
         return ref.respond(request, status, answer)
@@ -149,8 +175,8 @@ async def _health(request: Request) -> Response:
 
 
 def routes(ref: Reference) -> list[Route]:
-    def route(path: str, handler: OperatorHandler, method: str) -> Route:
-        return Route("/_operator" + path, _guarded(ref, handler), methods=[method])
+    def route(path: str, handler: OperatorHandler, method: str, dispatch: bool = False) -> Route:
+        return Route("/_operator" + path, _guarded(ref, handler, dispatch), methods=[method])
 
     return [
         Route("/_operator/health", _health, methods=["GET"]),
@@ -161,7 +187,13 @@ def routes(ref: Reference) -> list[Route]:
         route("/orgs/{orgId}/keys/{keyId}/rotate", rotate_api_key, "POST"),
         route("/orgs/{orgId}/signing-keys", register_signing_key, "POST"),
         route("/orgs/{orgId}/signing-keys/{keyId}/rotate", rotate_signing_key, "POST"),
-        route("/orgs/{orgId}/clock", advance_clock, "POST"),
+        route("/orgs/{orgId}/clock", advance_clock, "POST", dispatch=True),
+        route("/orgs/{orgId}/approvals/{approvalId}/approve", approvals.approve, "POST"),
+        route("/orgs/{orgId}/approvals/{approvalId}/reject", approvals.reject, "POST"),
+        route("/orgs/{orgId}/approval-policy", approvals.set_policy, "PUT"),
         route("/faults", add_fault, "POST"),
+        route("/orgs/{orgId}/orders/seed", seed_orders, "POST"),
+        route("/orgs/{orgId}/checkout/payments/{paymentId}/dispute", open_dispute, "POST"),
+        *(route(path, handler, method, dispatch=True) for path, handler, method in webhooks.OPERATOR_ROUTES),
     ]
 

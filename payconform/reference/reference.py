@@ -11,7 +11,7 @@ Reference *instance*, never module globals. The patch points:
   gate, live key on a sandbox route), ``find_key(raw) -> KeyRecord | None``, ``issue(...)``, and the
   issuing rules ``write_only_scopes``, ``default_expiry_years``, ``max_expiry_years``.
 - ``ref.signing`` - Mode B (signed requests, ``signing.py``): ``applies(request)``, ``authenticate(request)``,
-  ``skew``, ``signed_path``, ``string_to_sign``, ``verify``, ``check_signed``, ``spend_nonce``,
+  ``skew``, ``fresh``, ``signed_path``, ``string_to_sign``, ``verify``, ``check_signed``, ``spend_nonce``,
   ``key_material``, ``new_key_id``, ``set_expiry``; ``ref.challenges`` - the challenge flow
   (``challenges.py``): ``lifetime``, ``binds``, ``issue``, ``redeem``.
 - ``ref.rotation`` - key rotation for API and signing keys (``rotation.py``): ``overlap``, ``check``,
@@ -21,6 +21,16 @@ Reference *instance*, never module globals. The patch points:
   ``releases(err) -> bool``, ``retention``, ``duplicate_window``, ``run(call, execute)``.
 - ``ref.faults`` - ``before_handler(org_id, op_id)``.
 - ``ref.clock`` - ``wall()`` and ``now(org_id)``.
+- ``ref.checkout`` - checkout rules (``checkout.py``): sandbox delays, the public page, the card processor,
+  the forced-outcome guards and the in-flight checks of publish and refund.
+- ``ref.lifecycle`` - the sandbox payout lifecycle (``lifecycle.py``): ``timelines`` (scenario -> steps),
+  ``settle(call, row)``, ``record(...)``.
+- ``ref.approvals`` - payout approvals (``approvals.py``): ``default_threshold``, ``lifetime``,
+  ``required_approvals``, ``policy``, ``applies``, ``hold``, ``find``, ``decide``.
+- ``ref.events`` - the event store (``events.py``): ``record(org_id, mode, type, data, now)``, ``envelope``,
+  ``feed``, ``active``, ``replayable``, ``requeue``, ``resume``; ``ref.dispatcher`` - webhook deliveries
+  (``dispatcher.py``): ``ladder``, ``jitter``, ``timeout``, ``timestamp``, ``signed_content``, ``headers``,
+  ``secrets_for``, ``disable_unhealthy``, ``announce``.
 - ``ref.audit`` - ``record(...)``.
 - ``ref.render_error(err, request_id) -> dict`` - the error body.
 - ``ref.error_response(request, err) -> Response`` - every error answer (API, unknown routes, operator).
@@ -43,10 +53,15 @@ from starlette.responses import Response
 from .audit import AuditLog
 from .auth import Auth
 from .challenges import Challenges
+from .checkout import CheckoutRules
 from .clock import Clock
+from .dispatcher import Dispatcher
 from .errors import ApiError, error_body
+from .events import Events
 from .faults import Faults
 from .idempotency import Idempotency
+from .approvals import Approvals
+from .lifecycle import Lifecycle
 from .operation import Call, Operation, Reply
 from .paging import Cursors
 from .ratelimit import RateLimiter
@@ -82,7 +97,12 @@ class Reference:
         self.faults = Faults()
         self.idempotency = Idempotency(self.store, self.faults)
         self.audit = AuditLog(self.store, self.clock)
+        self.lifecycle = Lifecycle()
+        self.approvals = Approvals()
+        self.events = Events(self.store)
+        self.dispatcher = Dispatcher(self)
         self.cursors = Cursors()
+        self.checkout = CheckoutRules()
         self.operations: dict[str, Operation] = {op.op_id: op for op in all_operations()}
         self.response_filters: list[Callable[[Outgoing], None]] = []
 

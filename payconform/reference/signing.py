@@ -17,7 +17,7 @@ signed under it verifies). The checks, in order; a refusal stops there and nothi
    (after that the timestamp check refuses it anyway).
 
 The statuses of the signature errors are not shown in the spec; the reference answers 401 (`errors.py`).
-Patch points for mutants: `skew`, `signed_path`, `string_to_sign`, `verify`, `check_signed`,
+Patch points for mutants: `skew`, `fresh`, `signed_path`, `string_to_sign`, `verify`, `check_signed`,
 `spend_nonce`, `new_key_id`, `applies`, `key_material`, `set_expiry`.
 """
 
@@ -109,7 +109,8 @@ class PrivateKeyPasted(ValueError):
         self.public_pem = public_pem
 
 
-def _public_half(private_pem: str) -> str | None:
+def public_half(private_pem: str) -> str | None:
+    """The canonical SPKI PEM of a private key's public half, or None when it cannot be read."""
     try:
         key = serialization.load_pem_private_key(private_pem.encode("utf-8"), password=None)
     except (ValueError, TypeError, UnicodeError):
@@ -163,7 +164,7 @@ class Signing:
         Raises PrivateKeyPasted for a private key, KeyMaterialError for anything else refused.
         """
         if public_key_pem is not None and "PRIVATE KEY" in public_key_pem:
-            raise PrivateKeyPasted(_public_half(public_key_pem))
+            raise PrivateKeyPasted(public_half(public_key_pem))
         if public_key_pem is not None and stamp_key is not None:
             raise KeyMaterialError("stamp_key", "a key registers either a PEM public key or a stamp key, never both")
         if public_key_pem is None and stamp_key is None:

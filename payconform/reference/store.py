@@ -78,6 +78,15 @@ CREATE TABLE IF NOT EXISTS payouts (
     failure_code TEXT, funds_returned INTEGER, requires_funding INTEGER NOT NULL DEFAULT 0,
     step INTEGER NOT NULL DEFAULT 0, funding_hash TEXT UNIQUE, funded_at TEXT);
 CREATE INDEX IF NOT EXISTS payouts_reference ON payouts (org_id, mode, reference);
+CREATE TABLE IF NOT EXISTS payout_approvals (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL, mode TEXT NOT NULL,
+    kind TEXT NOT NULL, status TEXT NOT NULL, required_approvals INTEGER NOT NULL, approvals INTEGER NOT NULL,
+    amount TEXT NOT NULL, currency TEXT NOT NULL, destination_account_id TEXT, request TEXT NOT NULL,
+    scopes TEXT NOT NULL, payout_id TEXT, error_type TEXT, created_at TEXT NOT NULL, expires_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS approval_policies (
+    org_id TEXT NOT NULL, mode TEXT NOT NULL, threshold TEXT, velocity_count INTEGER,
+    velocity_window_seconds INTEGER, PRIMARY KEY (org_id, mode));
 CREATE TABLE IF NOT EXISTS payout_transitions (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, payout_id TEXT NOT NULL, org_id TEXT NOT NULL, mode TEXT NOT NULL,
     event TEXT NOT NULL, from_status TEXT, to_status TEXT NOT NULL, at TEXT NOT NULL);

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 

@@ -16,7 +16,15 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from .support import Unique, create_product, create_recipient, is_decimal_string, is_json_number, leaves, member
+from .support import (
+    Unique,
+    create_product,
+    create_recipient,
+    is_decimal_string,
+    is_json_number,
+    leaves,
+    member,
+)
 
 PAYOUT_AMOUNTS = ("sourceAmount", "destinationAmount", "rate")
 

@@ -9,8 +9,9 @@ with `Decimal`, never floats.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 from payconform.client import Api, Exchange
 from payconform.contract import Contract

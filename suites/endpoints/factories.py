@@ -24,9 +24,14 @@ def _digits(n: int) -> str:
     return "".join(secrets.choice("0123456789") for _ in range(n))
 
 
+def _leading_digits() -> str:
+    """Eight random digits, the first not zero: what keeps an account number unique."""
+    return str(secrets.choice(range(1, 10))) + _digits(7)
+
+
 def _account_number() -> str:
     """Unique in the leading digits; ends in 0000, which picks no special sandbox payout scenario."""
-    return str(secrets.choice(range(1, 10))) + _digits(7) + "0000"
+    return _leading_digits() + "0000"
 
 
 def _iban() -> str:
@@ -103,7 +108,7 @@ def method_body(contract: Contract, corridor: str, details: dict[str, str] | Non
 def recipient_body(contract: Contract, unique: Callable[[str], str], **fields: Any) -> dict[str, Any]:
     """The profile's `createBeneficiary` body with a unique name, external id and account; `fields` override."""
     template = contract.operation("createBeneficiary").get("body") or {}
-    body = fill(template, {"unique": unique("rcp"), "unique digits": str(secrets.choice(range(1, 10))) + _digits(7)})
+    body = fill(template, {"unique": unique("rcp"), "unique digits": _leading_digits()})
     body.update(fields)
     return body
 
@@ -217,3 +222,20 @@ def pay(api: Api, contract: Contract, unique: Callable[[str], str], destination_
     template = contract.operation("createPayout").get("body") or {}
     body = fill(template, {"unique": unique("po"), "destinationAccountId": destination_account_id})
     return api.op("createPayout", json=body)
+
+
+def top_up(api: Api, contract: Contract, amount: str) -> Exchange:
+    """A sandbox top-up of `amount` USD through the profile's `fundSandbox`; distinct amounts keep the
+    duplicate-body guard out of the way and make each top-up recognizable in the ledger."""
+    body = fill(contract.operation("fundSandbox").get("body") or {}, {})
+    ex = api.op("fundSandbox", json={**body, "amount": amount})
+    expect_status(ex, success(contract, "fundSandbox"), f"topping up the sandbox balance by {amount}")
+    return ex
+
+
+def refused_recipient_update(api: Api, unique: Callable[[str], str]) -> Exchange:
+    """The cheapest audited mutation: a recipient change refused (404, no such recipient). The spec audits
+    "recipients changed ... whether it succeeded or was refused"; the answer's x-request-id finds the row."""
+    ex = api.op("updateBeneficiary", recipientId=unique("rcp-missing"), json={"name": unique("name")})
+    expect_status(ex, 404, "changing a recipient that does not exist")
+    return ex

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from payconform.contract import Contract
 from payconform.client import Api
+from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
 from .checkout_flow import draft, new_link, pause, publish, read_link, sent_link

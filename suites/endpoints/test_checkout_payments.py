@@ -15,8 +15,20 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from .checkout_flow import (draft, example_total, force, list_payments, money, page_items, pause, payment,
-                            read_payment, sent_link, simulate)
+from ..states.checkout_support import link_in
+from .checkout_flow import (
+    draft,
+    example_total,
+    force,
+    list_payments,
+    money,
+    page_items,
+    pause,
+    payment,
+    read_payment,
+    sent_link,
+    simulate,
+)
 from .factories import scalars
 
 
@@ -189,3 +201,14 @@ def test_link_of_another_organization_is_404(api: Api, fresh_org, contract: Cont
     expect_error(api.op("getCheckoutLink", linkId=link["id"]), 404, "NOT_FOUND", "reading a foreign link")
     expect_error(api.op("listCheckoutPayments", linkId=link["id"]), 404, "NOT_FOUND", "a foreign link's payments")
     expect_error(simulate(api, link["id"], unique("pref")), 404, "NOT_FOUND", "a payment on a foreign link")
+
+
+@pytest.mark.needs("operator", "clock")
+@pytest.mark.req("PAY-SIMULATE-CANNOT-TAKE")
+def test_expired_link_cannot_take_a_payment(request: pytest.FixtureRequest, contract: Contract, unique) -> None:
+    """A link past its `expiresAt` (profile: `sandbox.checkout_link_expiry`): 400 BAD_REQUEST or
+    LINK_EXPIRED (the row names both), nothing recorded."""
+    api, link = link_in("expired", request, contract, unique)
+    expect_error(simulate(api, link["id"], unique("pref")), 400, {"BAD_REQUEST", "LINK_EXPIRED"},
+                 "a payment on an expired link")
+    expect(page_items(contract, list_payments(api, link["id"])) == [], "the expired link recorded a payment")

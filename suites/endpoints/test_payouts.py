@@ -72,8 +72,9 @@ def test_payout_read_carries_the_webhook_payout_fields(api, contract: Contract, 
 @pytest.mark.req("ORDER-BY-REFERENCE")
 @pytest.mark.needs("profile")
 def test_orders_by_reference_finds_the_payout(api, contract: Contract, unique: Unique) -> None:
-    """GET /orders?reference= returns the payout made with that caller reference, and only payouts with it."""
+    """GET /orders?reference= returns the payout made with that caller reference, not another one."""
     created = create(api, contract, unique)
+    create(api, contract, unique)
     reference = created.request.json["reference"]
     ex = api.op("listOrders", params={"reference": reference})
     expect_status(ex, 200, "looking a payout up by its caller reference")

@@ -18,7 +18,13 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.checkout_flow import example_total, force, payment, read_payment, refund
+from ..endpoints.checkout_flow import (
+    example_total,
+    force,
+    payment,
+    read_payment,
+    refund,
+)
 from ..endpoints.factories import success
 
 pytestmark = pytest.mark.needs("refunds_key")
@@ -152,3 +158,15 @@ def test_refund_outcome_unknown(fresh_org, operator, contract: Contract, unique)
     _, paid = payment(org.api, contract, unique)
     operator.inject_fault(org.org_id, "refundCheckoutPayment", "error", type="REFUND_OUTCOME_UNKNOWN")
     expect_error(refund(refunds, contract, paid["id"], "100"), 502, "REFUND_OUTCOME_UNKNOWN")
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.req("CHK-VERIFICATION-REQUIRED")
+def test_refund_is_not_gated_by_payments_verification(fresh_org, operator, contract: Contract, unique) -> None:
+    """Endpoints rule 2 gates every checkout call except refund: once the organization can no longer accept
+    payments, a simulate answers 403 FORBIDDEN while a refund of an earlier payment still goes through."""
+    org, refunds = _refunds_org(fresh_org)
+    _, paid = payment(org.api, contract, unique)
+    operator.update_org(org.org_id, payments_enabled=False)
+    expect_error(force(org.api, paid["id"], "fail"), 403, "FORBIDDEN", "a checkout call other than refund")
+    _refunded(refund(refunds, contract, paid["id"], "100"), contract, "a refund while payments are not enabled")

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
-from typing import Any, Iterator
+from typing import Any
 
 import schemathesis
 

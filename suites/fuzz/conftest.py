@@ -39,10 +39,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    """Fail the test with the distinct failures its fuzz run recorded (see ``FuzzSession.validate``)."""
+    """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``)."""
     result = yield
     current = fuzz.current()
-    message = current.take_failures(item.nodeid) if current is not None else None
+    message = current.take_failure(item.nodeid) if current is not None else None
     if message:
         raise ContractViolation(message)
     return result

@@ -20,7 +20,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from payconform import fuzz
-from payconform.client import Api
+from payconform.client import Api, Exchange
 from payconform.contract import Contract, current
 from payconform.expect import expect, expect_error, expect_status
 
@@ -44,7 +44,7 @@ def two_rows(api: Api, contract: Contract) -> None:
         expect_status(api.op("fundSandbox", json=contract.operation("fundSandbox")["body"]), 200, "sandbox top-up")
 
 
-def _items(contract: Contract, route: dict, ex) -> list:  # noqa: ANN001
+def _items(contract: Contract, route: dict, ex: Exchange) -> list:
     key = contract.operation(route["operation"])["page"]["items"]
     items = ex.json.get(key) if isinstance(ex.json, dict) else None
     expect(isinstance(items, list), f"the page has no `{key}` list", ex)

@@ -10,6 +10,7 @@ and in a read of the product - which is what a float or a rounding step on the w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
@@ -45,7 +46,7 @@ amounts = st.builds(_written, st.integers(min_value=1, max_value=MAX_CENTS),
 @example(amount="1234.56")
 @example(amount="90071992547409.93")  # above 2**53 cents: a binary float cannot hold it
 @example(amount="999999999999999.99")
-def test_unit_amount_round_trips(api: Api, contract: Contract, unique, amount: str) -> None:  # noqa: ANN001
+def test_unit_amount_round_trips(api: Api, contract: Contract, unique: Callable[[str], str], amount: str) -> None:
     """Create a product priced ``amount``; the answer and a read of it carry the same decimal value."""
     body = {**contract.operation("createCheckoutProduct")["body"], "name": unique("fz"), "unitAmount": amount}
     created = api.op("createCheckoutProduct", json=body)

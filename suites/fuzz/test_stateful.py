@@ -20,7 +20,7 @@ SESSION = fuzz.current()
 
 @pytest.mark.req(*REQUIREMENTS)
 @pytest.mark.parametrize("document", fuzz.DOCUMENTS)
-def test_links_walk(document: str, api) -> None:  # noqa: ANN001 - `api` only makes the plugin check the target
+def test_links_walk(document: str) -> None:
     """Every answer along a walk through the links holds to the contract and the spec's error rules."""
     if not SESSION.operations(document):
         pytest.skip(f"no operation of the {document} contract is fuzzed (fuzz.yaml include_operations)")

@@ -10,17 +10,12 @@ moves). The tests on `rate_limit_key` share one xdist group so that they never r
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
-from typing import Iterator
 
 import pytest
 
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status, fail
-from payconform.operator import OrgHandle
-from payconform.pacing import Pacer
-from payconform.target import Target
 
 from ..endpoints.factories import recipient_body
 from ..errors.idempotency_support import Unique
@@ -70,25 +65,6 @@ def _serve_a_full_window(api: Api, limit: int) -> None:
             return
 
 
-@contextmanager
-def _unpaced(target: Target, contract: Contract, org: OrgHandle) -> Iterator[Api]:
-    """A client for a fresh organization's key that the harness does not pace (the IP budget still applies).
-
-    The harness exempts only `rate_limit_key` from pacing; a fresh organization's key is exempted here by a
-    pacer of its own on the run's shared pacing file.
-    """
-    shared = org.api.pacer
-    pacer = (Pacer(shared.path, target.rate_limit, target.ip_rate_limit, exempt=[org.key])
-             if isinstance(shared, Pacer) else shared)
-    client = Api(target, org.key, org_id=org.org_id, contract=contract, pacer=pacer)
-    try:
-        yield client
-    finally:
-        client.close()
-        if pacer is not shared:
-            pacer.close()
-
-
 @pytest.mark.req("RATE-DEFAULT", "RATE-REFUSED-BEFORE-HANDLER", "RATE-RETRY-AFTER", "ERR-RATE-LIMITED")
 @pytest.mark.needs("rate_limit_key")
 def test_the_request_after_the_limit_is_refused_before_its_handler(api_as, api: Api, contract: Contract,
@@ -107,13 +83,12 @@ def test_the_request_after_the_limit_is_refused_before_its_handler(api_as, api: 
 
 @pytest.mark.req("RATE-RETRY-AFTER", "ERR-RATE-LIMITED")
 @pytest.mark.needs("operator", "clock")
-def test_retry_after_is_authoritative_on_the_clock(fresh_org, clock, target: Target, contract: Contract) -> None:
+def test_retry_after_is_authoritative_on_the_clock(fresh_org, clock, contract: Contract) -> None:
     """Once the organization's clock has moved by `Retry-After` seconds, the next request is served."""
-    org = fresh_org()
-    with _unpaced(target, contract, org) as limited:
-        wait = _expect_rate_limited(_until_limited(limited, _default_rate(contract) + 1))
-        clock.advance(org.org_id, wait)
-        expect_status(_read(limited), 200, f"the request sent {wait}s later, as Retry-After said")
+    org = fresh_org(paced=False)
+    wait = _expect_rate_limited(_until_limited(org.api, _default_rate(contract) + 1))
+    clock.advance(org.org_id, wait)
+    expect_status(_read(org.api), 200, f"the request sent {wait}s later, as Retry-After said")
 
 
 @pytest.mark.req("RATE-RETRY-AFTER", "ERR-RATE-LIMITED")

@@ -7,8 +7,9 @@ so an `expired` link needs a fresh organization whose clock the operator moves p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ LINK_LIFETIME = 120  # seconds between "now" on the organization's clock and a l
 
 def org_now(clock: Any, org_id: str) -> datetime:
     """The organization's current instant, as the operator clock reports it."""
-    return datetime.fromisoformat(str(clock.advance(org_id, 0)).replace("Z", "+00:00"))
+    return datetime.fromisoformat(str(clock.advance(org_id, 0)))
 
 
 def expiring_draft(api: Api, contract: Contract, unique: Unique, clock: Any, total: str = "150.00") -> dict[str, Any]:

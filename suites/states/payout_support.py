@@ -162,17 +162,21 @@ def crypto_corridor(contract: Contract) -> str:
     return next(name for name, row in corridors(contract).items() if row.get("kind") == "crypto")
 
 
-def create_self_funded(api: Api, contract: Contract, unique: Unique) -> Exchange:
-    """A payout waiting on the organization's own funds (profile `sandbox.self_funded`: a crypto payout made
-    with a key holding `crypto_payouts`); it must be accepted with `requiresFunding: true`."""
+def crypto_payout_body(api: Api, contract: Contract, unique: Unique) -> dict[str, Any]:
+    """A payout body to a new recipient of the profile's first crypto corridor."""
     corridor = crypto_corridor(contract)
     body = recipient_body(contract, unique, paymentMethod=method_body(contract, corridor))
     methods = post_recipient(api, contract, body).get("paymentMethods") or []
     expect(methods and methods[0].get("destinationAccountId"),
            "setup: the new recipient has no paymentMethods[0].destinationAccountId")
-    payload = payout_body(contract, methods[0]["destinationAccountId"], unique("ref"),
-                          destinationCurrency=corridors(contract)[corridor]["currency"])
-    ex = api.op("createPayout", json=payload)
+    return payout_body(contract, methods[0]["destinationAccountId"], unique("ref"),
+                       destinationCurrency=corridors(contract)[corridor]["currency"])
+
+
+def create_self_funded(api: Api, contract: Contract, unique: Unique) -> Exchange:
+    """A payout waiting on the organization's own funds (profile `sandbox.self_funded`: a crypto payout made
+    with a key holding `crypto_payouts`); it must be accepted with `requiresFunding: true`."""
+    ex = api.op("createPayout", json=crypto_payout_body(api, contract, unique))
     expect_status(ex, success(contract, "createPayout") - {202}, "creating a self-funded payout")
     expect(isinstance(ex.json, dict) and isinstance(ex.json.get("payoutId"), str),
            "the accepted payout carries no `payoutId`", ex)

@@ -17,8 +17,16 @@ from payconform.client import Api, Exchange, SafetyError
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
-from ..endpoints.checkout_flow import (draft, list_payments, page_items, pause, publish, read_link, sent_link,
-                                       simulate)
+from ..endpoints.checkout_flow import (
+    draft,
+    list_payments,
+    page_items,
+    pause,
+    publish,
+    read_link,
+    sent_link,
+    simulate,
+)
 from ..endpoints.factories import contract_now
 from .checkout_support import expiring_draft, let_expire, link_in
 from .payout_support import machine

@@ -10,6 +10,7 @@ a fresh organization whose clock the operator moves. The full list of status val
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from ..endpoints.factories import contract_now
 from .payout_support import machine
 
 SEEN = ("pending", "paid")
+SLACK = 8  # seconds of tolerance around the sandbox delays for real-time runs (reads, scheduling)
 
 
 def _rows() -> dict[str, dict[str, Any]]:
@@ -125,3 +127,38 @@ def test_timeline_chargeback_then_forced_does_not_move(fresh_org, clock, contrac
            f"a chargeback forced after the timeline's chargeback answered moved {ex.json.get('moved')!r}", ex)
     expect(ex.json.get("status") == before.get("status"),
            f"the status moved from {before.get('status')!r} to {ex.json.get('status')!r}", ex)
+
+
+def _poll(api: Api, contract: Contract, link_id: str, payment_id: str, until: float, stop: Any) -> dict[str, Any]:
+    """Read the payment every two seconds until `stop(payment)` or `until` (monotonic seconds) passes."""
+    while True:
+        got = read_payment(api, contract, link_id, payment_id)
+        if stop(got) or time.monotonic() >= until:
+            return got
+        time.sleep(2)
+
+
+@pytest.mark.needs("real_time")
+@pytest.mark.req("PAY-T-SIMULATE", "SBX-PAYMENT-TIMING")
+def test_pending_settles_in_real_time(api: Api, contract: Contract, unique) -> None:
+    """Without a clock: a `.02` payment is `pending`, then `paid` within twenty seconds (plus a read's slack)."""
+    start = time.monotonic()
+    link_id, paid = payment(api, contract, unique, example_total(contract, "settles_later"))
+    expect(paid.get("status") == "pending", f"a `.02` payment answered status {paid.get('status')!r}")
+    got = _poll(api, contract, link_id, paid["id"], start + 20 + SLACK, lambda p: p.get("status") == "paid")
+    expect(got.get("status") == "paid", f"{time.monotonic() - start:.0f} s later the `.02` payment reads"
+           f" {got.get('status')!r}; it settles to `paid` within twenty seconds")
+
+
+@pytest.mark.needs("real_time")
+@pytest.mark.req("PAY-T-SIMULATE", "SBX-PAYMENT-TIMING")
+def test_chargeback_after_a_minute_in_real_time(api: Api, contract: Contract, unique) -> None:
+    """Without a clock: a `.04` payment stays `paid` for most of a minute, then is charged back."""
+    start = time.monotonic()
+    link_id, paid = payment(api, contract, unique, example_total(contract, "charged_back"))
+    early = _poll(api, contract, link_id, paid["id"], start + 60 - SLACK, lambda p: p.get("status") != "paid")
+    expect(early.get("status") == "paid", f"{time.monotonic() - start:.0f} s after it was paid the `.04` payment"
+           f" reads {early.get('status')!r}; the chargeback comes one minute later")
+    late = _poll(api, contract, link_id, paid["id"], start + 60 + SLACK, lambda p: p.get("status") not in SEEN)
+    expect(late.get("status") not in SEEN, f"{time.monotonic() - start:.0f} s after it was paid the `.04` payment"
+           f" still reads {late.get('status')!r}; it is charged back one minute later")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -19,11 +20,8 @@ from typing import Iterator
 
 import pytest
 
-from payconform.operator import HttpOperator
-from payconform.provision import provision
+from payconform.provision import provision_reference
 from payconform.refserver import RefServer
-
-from ..suite_index import files_naming
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "reports" / "project-tests"
@@ -71,25 +69,17 @@ def variants() -> list[dict]:
 
 
 def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None = None,
-              workers: int = 0) -> SuiteRun:
+              files: list[str] | None = None, workers: int = 0) -> SuiteRun:
     """Start a (possibly mutant) reference server, provision it, and run the suites against it."""
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
     with RefServer(mutant=mutant) as server:
-        operator = HttpOperator(server.operator_url, server.operator_token)
-        try:
-            target = provision(operator, server.base_url, operator_config={
-                "adapter": "reference", "url": server.operator_url, "token": server.operator_token})
-        finally:
-            operator.close()
+        target = provision_reference(server)
         target_file = target.dump(out_dir / "target.yaml")
         report_dir = out_dir / "report"
-        files = [str(p.relative_to(ROOT)) for p in files_naming(select)] if select else []
-        cmd = [sys.executable, "-m", "pytest", *(files or ["suites"]), "-o", "addopts=", "-p", "no:cacheprovider",
-               "-q", "--target", str(target_file), "--report-dir", str(report_dir)]
-        if select:
-            cmd += ["--select", ",".join(select)]
-        cmd += ["-n", str(workers)] if workers else ["-p", "no:xdist"]
+        shutil.rmtree(report_dir, ignore_errors=True)
+        cmd = (_selected_run(select, files or [], target_file, report_dir) if select
+               else _full_run(target_file, report_dir, workers))
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
         secrets = [*target.secrets(), server.operator_token]
@@ -97,6 +87,24 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
     results_file = report_dir / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
     return SuiteRun(name, proc.returncode, proc.stdout + proc.stderr, report_dir, secrets, results)
+
+
+def _full_run(target_file: Path, report_dir: Path, workers: int) -> list[str]:
+    """Exactly what a user runs: `payconform run --target FILE`, with JUnit and Allure output."""
+    return [sys.executable, "-m", "payconform.cli", "run", "--target", str(target_file),
+            "--report-dir", str(report_dir), "-n", str(workers or 0)]
+
+
+def _selected_run(select: list[str], files: list[str], target_file: Path, report_dir: Path) -> list[str]:
+    """Only the files holding tests of the requirements, and only the pytest plugins those files need (a
+    mutant run is mostly start-up time, and schemathesis' and hypothesis' plugins import a lot)."""
+    text = "".join((ROOT / f).read_text(encoding="utf-8") for f in files)
+    unneeded = ["allure_pytest", "anyio", "benchmark", "xdist", "xdist.looponfail"]
+    unneeded += [plugin for plugin, module in (("schemathesis", "schemathesis"), ("hypothesispytest", "hypothesis"))
+                 if module not in text]
+    return [sys.executable, "-m", "pytest", *(files or ["suites"]),
+            "-o", "addopts=", "-p", "no:cacheprovider", *(a for p in unneeded for a in ("-p", f"no:{p}")), "-q",
+            "--target", str(target_file), "--report-dir", str(report_dir), "--select", ",".join(select)]
 
 
 def run_many(jobs: dict[str, dict], parallel: int = 2) -> dict[str, SuiteRun]:
@@ -110,9 +118,17 @@ def pristine_run() -> SuiteRun:
     return run_suite("pristine", workers=2)
 
 
+def files_of(run: SuiteRun, reqs: list[str]) -> list[str]:
+    """The suite files holding tests that name any of `reqs`, as the run collected them (a test may take
+    its requirement ids from data: the transition catalog, the fuzz settings, the list seeders)."""
+    wanted = set(reqs)
+    return sorted({t["nodeid"].split("::")[0] for t in run.tests if wanted & set(t.get("requirements") or [])})
+
+
 @pytest.fixture(scope="session")
-def mutant_runs() -> dict[str, SuiteRun]:
-    return run_many({m["name"]: {"mutant": m["name"], "select": m["reqs"]} for m in mutants()})
+def mutant_runs(pristine_run: SuiteRun) -> dict[str, SuiteRun]:
+    return run_many({m["name"]: {"mutant": m["name"], "select": m["reqs"], "files": files_of(pristine_run, m["reqs"])}
+                     for m in mutants()}, parallel=3)
 
 
 @pytest.fixture(scope="session")

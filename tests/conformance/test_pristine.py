@@ -8,7 +8,9 @@ from .conftest import SuiteRun, iter_report_files
 
 pytestmark = pytest.mark.xdist_group("reference-runs")
 
-ALLOWED_SKIP_PREFIXES = ("needs --run-slow",)
+# real-time tests (the reference offers the clock instead), and lists the suite cannot fill yet (shown in the
+# report so users see what is not checked; each is recorded on its issue)
+ALLOWED_SKIP_PREFIXES = ("needs --run-slow", "no seeder for ")
 
 
 def test_every_suite_test_passes_on_the_pristine_reference(pristine_run: SuiteRun) -> None:

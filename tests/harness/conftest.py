@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from payconform.operator import HttpOperator
-from payconform.provision import provision
+from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 
 HERE = Path(__file__).resolve().parent
@@ -140,11 +139,6 @@ def fake_ref():
 @pytest.fixture(scope="session")
 def ref_target(fake_ref, tmp_path_factory):
     """(Target, path of its file) provisioned on the fake reference server."""
-    op = HttpOperator(fake_ref.operator_url, fake_ref.operator_token)
-    try:
-        target = provision(op, fake_ref.base_url, operator_config={
-            "adapter": "reference", "url": fake_ref.operator_url, "token": fake_ref.operator_token})
-    finally:
-        op.close()
+    target = provision_reference(fake_ref)
     path = target.dump(tmp_path_factory.mktemp("target") / "target.yaml")
     return target, path

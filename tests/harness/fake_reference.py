@@ -100,15 +100,6 @@ async def revoke_key(request: Request):
     return error(404, "NOT_FOUND", "no such key")
 
 
-async def register_signing_key(request: Request):
-    """Registers nothing: the harness only needs a key id back (Mode B is tested against the reference)."""
-    if (e := need_token(request)) is not None:
-        return e
-    body = await request.json()
-    return ok({"id": f"akid_{body.get('mode', 'test')}_{secrets.token_hex(12)}", "mode": body.get("mode", "test"),
-               "kind": "pem", "scopes": body.get("scopes", []), "expiresAt": body.get("expires_at")}, 201)
-
-
 async def clock(request: Request):
     if (e := need_token(request)) is not None:
         return e
@@ -160,7 +151,6 @@ routes = [
     Route("/_operator/orgs/{org_id}", update_org, methods=["PATCH"]),
     Route("/_operator/orgs/{org_id}/keys", issue_key, methods=["POST"]),
     Route("/_operator/orgs/{org_id}/keys/{key_id}/revoke", revoke_key, methods=["POST"]),
-    Route("/_operator/orgs/{org_id}/signing-keys", register_signing_key, methods=["POST"]),
     Route("/_operator/orgs/{org_id}/clock", clock, methods=["POST"]),
     Route("/_operator/faults", faults, methods=["POST"]),
     Route(PREFIX + "/payments/organizations/{org_id}/balance", balance),

@@ -68,3 +68,9 @@ def test_truncated_pem_and_json_escaped_pem():
     escaped = '{"pem": "-----BEGIN PRIVATE KEY-----\\nMIGHAgEAMBMGByqGSM49\\n-----END PRIVATE KEY-----"}'
     out = r(escaped)
     assert "MIGHAgEAMBMG" not in out and out.endswith('-----END PRIVATE KEY-----"}')
+
+
+def test_private_key_pem_field_is_masked():
+    """A field named `private_key_pem` (signing material in a JSON document) is masked whatever it holds."""
+    out = Redactor().obj({"mode": "test", "private_key_pem": "not-a-pem-but-secret", "public_key_pem": "public"})
+    assert out["private_key_pem"] == "****" and out["public_key_pem"] == "public"

@@ -132,8 +132,8 @@ def _capturing_api(credential: str, private_pem: str, seen: list, **kw):
 
     target = Target.from_dict({"base_url": "http://target.test/business/api/v1", "org_id": "ckorg1",
                                "credentials": {"signing_key_id": KEY_ID, "signing_private_key": private_pem}})
-    return Api(target, credential, contract=Contract(profile={"operations": {}}), transport=httpx.MockTransport(handler),
-               **kw)
+    return Api(target, credential, contract=Contract(profile={"operations": {}}),
+               transport=httpx.MockTransport(handler), **kw)
 
 
 def test_client_signs_the_exact_bytes_and_raw_path_under_the_targets_key(private_pem: str) -> None:

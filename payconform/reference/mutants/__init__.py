@@ -84,11 +84,20 @@ def apply(ref: Reference, name: str) -> Mutant:
 
 # Importing the area modules registers their mutants and variants.
 from . import (  # noqa: E402,F401
+    approvals,
     auth,
+    checkout,
     conventions,
     credentials,
+    events,
+    funding,
+    fuzzing,
     idempotency,
     idempotency_rules,
+    ledger,
+    paging,
+    payouts,
+    policy,
     products,
     rate_limits,
     ratelimit,

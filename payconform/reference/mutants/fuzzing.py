@@ -29,15 +29,18 @@ def _(ref: Reference) -> None:
         return original(call)
 
 
-@mutant("fuzz-negative-unit-amount-accepted", reqs=["ERR-BAD-REQUEST"],
-        doc="A negative product `unitAmount` is accepted (its absolute value is stored) instead of 400 BAD_REQUEST.")
+@mutant("fuzz-negative-amount-accepted", reqs=["ERR-BAD-REQUEST"],
+        doc="A negative amount (product `unitAmount`, sandbox funding `amount`) is accepted, its absolute value used, "
+            "instead of 400 BAD_REQUEST.")
 def _(ref: Reference) -> None:
-    @around(ref, "createCheckoutProduct", "updateCheckoutProduct")
-    def _(original: Handler, call: Call) -> Reply:
-        amount = body(call).get("unitAmount")
-        if isinstance(amount, str) and amount.startswith("-"):
-            body(call)["unitAmount"] = amount[1:]
-        return original(call)
+    for op_id, field in (("createCheckoutProduct", "unitAmount"), ("updateCheckoutProduct", "unitAmount"),
+                         ("fundSandbox", "amount")):
+        @around(ref, op_id)
+        def _(original: Handler, call: Call, field: str = field) -> Reply:
+            amount = body(call).get(field)
+            if isinstance(amount, str) and amount.startswith("-"):
+                body(call)[field] = amount[1:]
+            return original(call)
 
 
 @mutant("fuzz-validation-error-422", reqs=["ERR-VALIDATION-ERROR"],

@@ -9,8 +9,10 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from .. import ledger
 from ..errors import ApiError
 from ..lifecycle import COMPLETED, DEFAULT, PROCESSING, Step
 from ..operation import Call, Reply
@@ -199,3 +201,73 @@ def _(ref: Reference) -> None:
         return handler
 
     ref.wrap_handler("listOrders", wrap)
+
+
+@mutant("orders-unavailable-as-empty-list", reqs=["ORDER-UNAVAILABLE", "ERR-ORDERS-TEMPORARILY-UNAVAILABLE"],
+        doc="When the network read behind GET /orders?reference= fails, the lookup answers 200 with an empty "
+            "list (a partial list presented as complete).")
+def _(ref: Reference) -> None:
+    failed: set[str] = set()
+    before_handler = ref.faults.before_handler
+
+    async def swallow(org_id: str, operation: str) -> None:
+        try:
+            await before_handler(org_id, operation)
+        except ApiError as err:
+            if err.type != "ORDERS_TEMPORARILY_UNAVAILABLE":
+                raise
+            failed.add(org_id)
+
+    ref.faults.before_handler = swallow  # type: ignore[method-assign]
+
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            if call.org_id in failed:
+                failed.discard(call.org_id)
+                return Reply(200, {"data": []})
+            return original(call)
+        return handler
+
+    ref.wrap_handler("listOrders", wrap)
+
+
+def _with_scopes(ref: Reference, change: Callable[[frozenset[str]], frozenset[str]]) -> None:
+    """createPayout sees the caller's scopes through `change`."""
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            call.principal = dataclasses.replace(call.principal, scopes=change(call.principal.scopes))
+            return original(call)
+        return handler
+
+    ref.wrap_handler("createPayout", wrap)
+
+
+@mutant("crypto-scope-unchecked", reqs=["AUTH-CRYPTO-DISABLED", "ERR-CRYPTO-PAYOUTS-DISABLED"],
+        doc="Any write key may pay a crypto recipient; CRYPTO_PAYOUTS_DISABLED is never answered.")
+def _(ref: Reference) -> None:
+    _with_scopes(ref, lambda scopes: scopes | {"crypto_payouts"})
+
+
+@mutant("crypto-scope-ignored", reqs=["AUTH-CRYPTO-SCOPE"],
+        doc="A key holding crypto_payouts is refused crypto payouts as if it lacked the scope.")
+def _(ref: Reference) -> None:
+    _with_scopes(ref, lambda scopes: scopes - {"crypto_payouts"})
+
+
+@mutant("insufficient-balance-overdraws", reqs=["ERR-INSUFFICIENT-BALANCE"],
+        doc="A payout above the balance is paid anyway, overdrawing the balance.")
+def _(ref: Reference) -> None:
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            try:
+                return original(call)
+            except ApiError as err:
+                if err.type != "INSUFFICIENT_BALANCE":
+                    raise
+                body = call.json()
+                ledger.post(call, type="adjustment", amount=Decimal(body["sourceAmount"]),
+                            currency=body["sourceCurrency"])
+                return original(call)
+        return handler
+
+    ref.wrap_handler("createPayout", wrap)

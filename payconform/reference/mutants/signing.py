@@ -27,7 +27,7 @@ from ..operation import Call, Reply
 from ..reference import API_PREFIX
 from ..requestid import request_id_of
 from ..responses import Outgoing
-from ..signing import TIMESTAMP, SigningKey, _public_half, signed_path
+from ..signing import TIMESTAMP, SigningKey, public_half, signed_path
 from . import mutant, variant
 
 if TYPE_CHECKING:
@@ -190,8 +190,9 @@ def _(ref: Reference) -> None:
 def _(ref: Reference) -> None:
     def rescue(key: SigningKey, signature: str, data: bytes, strict: Verify) -> bool:
         rs = _strict_rs(signature)
-        canonical = _as_der((rs[0] % P256_ORDER, rs[1] % P256_ORDER)) if rs and all(v % P256_ORDER for v in rs) else None
-        return canonical is not None and strict(key, canonical, data)
+        if rs is None or not all(v % P256_ORDER for v in rs):
+            return False
+        return strict(key, _as_der((rs[0] % P256_ORDER, rs[1] % P256_ORDER)) or "", data)
 
     _also(ref, rescue)
 
@@ -258,6 +259,12 @@ def _(ref: Reference) -> None:
         doc="Signed timestamps are accepted within ten minutes of server time instead of five.")
 def _(ref: Reference) -> None:
     ref.signing.skew = timedelta(minutes=10)
+
+
+@mutant("skew-window-2-minutes", reqs=["SIGN-TIMESTAMP-SKEW", "SIGN-TIMESTAMP-WINDOW"],
+        doc="Signed timestamps are accepted within two minutes of server time only, instead of five.")
+def _(ref: Reference) -> None:
+    ref.signing.skew = timedelta(minutes=2)
 
 
 @mutant("skew-future-unchecked", reqs=["SIGN-TIMESTAMP-SKEW"],
@@ -357,7 +364,7 @@ def _(ref: Reference) -> None:
     original: KeyMaterial = ref.signing.key_material
 
     def key_material(pem: str | None, stamp: str | None) -> tuple[str | None, str | None]:
-        return original(_public_half(pem) if pem and "PRIVATE KEY" in pem else pem, stamp)
+        return original(public_half(pem) if pem and "PRIVATE KEY" in pem else pem, stamp)
 
     ref.signing.key_material = key_material  # type: ignore[method-assign]
 
@@ -437,7 +444,8 @@ def _(ref: Reference) -> None:
         doc="An API key may call POST /organizations/{orgId}/api-keys/{apiKeyId}/rotate: a successor is issued.")
 def _(ref: Reference) -> None:
     def rotate(call: Call) -> Reply:
-        row = ref.store.one("SELECT * FROM api_keys WHERE id = ? AND org_id = ?", (call.params["apiKeyId"], call.org_id))
+        row = ref.store.one("SELECT * FROM api_keys WHERE id = ? AND org_id = ?",
+                            (call.params["apiKeyId"], call.org_id))
         if row is None:
             raise ApiError("NOT_FOUND", "No such key in this organization.")
         successor, raw = ref.auth.issue(call.org_id, row["mode"], json.loads(row["scopes"]), add_years(call.now, 1),

@@ -3,9 +3,25 @@
 from __future__ import annotations
 
 from ..operation import Operation
-from . import audit, balance, keys, links, payouts, products, recipients
+from . import (
+    approvals,
+    audit,
+    balance,
+    events,
+    funding,
+    keys,
+    links,
+    payments,
+    payouts,
+    policy,
+    products,
+    recipients,
+    refunds,
+    webhooks,
+)
 
-AREAS = (recipients, products, links, payouts, balance, audit, keys)
+AREAS = (recipients, products, links, payments, refunds, payouts, funding, approvals, policy,
+         balance, audit, keys, events, webhooks)
 
 
 def all_operations() -> list[Operation]:

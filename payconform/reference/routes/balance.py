@@ -19,7 +19,9 @@ from ..paging import by_id_newest_first
 from ..validate import check
 
 SANDBOX_CURRENCY = "USD"
-HISTORY_ENTRY = {"funding": ("funding", "COMPLETED"), "payout": ("payout", "DEBITED")}
+# ledger row type -> history (type, status); a failed or returned payout's money coming back is a `reversal`
+HISTORY_ENTRY = {"funding": ("funding", "COMPLETED"), "payout": ("payout", "DEBITED"),
+                 "payout_return": ("reversal", "RETURNED")}
 
 
 def get_balance(call: Call) -> Reply:
@@ -54,6 +56,8 @@ def _history_entry(row: sqlite3.Row) -> dict[str, Any]:
 
 
 def balance_history(call: Call) -> Reply:
+    if ledger.order_count(call.ref.store, call.org_id, call.mode) > ledger.HISTORY_MAX_ORDERS:
+        raise ApiError("HISTORY_TOO_LARGE")
     q = call.query
     limit = q.limit(default=100, low=1, high=500, clamp=True)
     cursor, since = q.get("cursor"), q.instant("since")
@@ -63,7 +67,8 @@ def balance_history(call: Call) -> Reply:
                                {"field": "since", "reason": "not with cursor"}])
     scope = f"history:{call.org_id}:{call.mode}"
     after = int(call.ref.cursors.decode(scope, cursor)) if cursor is not None else 0
-    sql = ("SELECT * FROM balance_transactions WHERE org_id = ? AND mode = ? AND id > ? AND type IN (?, ?)"
+    sql = ("SELECT * FROM balance_transactions WHERE org_id = ? AND mode = ? AND id > ?"
+           f" AND type IN ({','.join('?' * len(HISTORY_ENTRY))})"
            + (" AND created_at > ?" if since else "") + " ORDER BY id LIMIT ?")
     args: list[Any] = [call.org_id, call.mode, after, *HISTORY_ENTRY]
     rows = call.ref.store.all(sql, (*args, *([iso(since)] if since else []), limit + 1))
@@ -75,7 +80,8 @@ def balance_history(call: Call) -> Reply:
 
 def _transaction(row: sqlite3.Row) -> dict[str, Any]:
     return {"id": str(row["id"]), "type": row["type"], "amount": row["amount"], "currency": row["currency"],
-            "fee": row["fee"], "net": row["net"], "balanceAfter": row["balance_after"], "orderId": row["order_id"],
+            "fee": {"amount": row["fee"], "currency": row["currency"]}, "net": row["net"],
+            "balanceAfter": row["balance_after"], "orderId": row["order_id"],
             "createdAt": row["created_at"]}
 
 

@@ -21,8 +21,8 @@ from ..clock import iso
 from ..errors import ApiError
 from ..money import fmt
 from ..operation import Call, Operation, Reply
-from ..store import dumps
 from ..paging import newest_first
+from ..store import dumps
 from ..validate import Checker, check
 from .products import find_product, unit_amount
 
@@ -89,7 +89,7 @@ def _requested_items(c: Checker) -> list[tuple[str, int]]:
 
 def _priced(call: Call, requested: list[tuple[str, int]]) -> tuple[list[dict[str, Any]], str, str]:
     """Items copying each product's name and price now, the link's currency and its total."""
-    items, currencies, total = [], set(), Decimal("0")
+    items, currencies, total = [], set(), Decimal(0)
     for product_id, quantity in requested:
         product = find_product(call, product_id)
         if product["archived"]:
@@ -207,25 +207,13 @@ def _publish(call: Call, row: sqlite3.Row) -> None:
         raise ApiError("LINK_EXPIRED", "The draft's expiresAt has passed; PATCH a later one (or null) and publish.")
     rules = call.ref.checkout
     blocked = rules.publish_blocked(row["id"], row["total_amount"], call.now)
-    if blocked is None and in_flight(call, "publishCheckoutLink", "updateCheckoutLink"):
+    if blocked is None and rules.publish_in_flight(call):
         blocked = "Another publish or edit of this link is in flight; re-read it."
     if blocked is not None:
         raise ApiError("CONFLICT", blocked)
     rules.call_processor(call, row["id"], row["total_amount"])
     call.ref.store.run("UPDATE links SET status = 'sent', share_url = ?, publish_error = NULL, updated_at = ?"
                        " WHERE id = ?", (share_url(call, row["id"]), iso(call.now), row["id"]))
-
-
-def in_flight(call: Call, *op_ids: str) -> bool:
-    """Another call of these operations on the same path (same link) is still running in this organization."""
-    own = call.headers.get("idempotency-key") or ""
-    fingerprints = [call.ref.idempotency.fingerprint("POST", call.path, "")]
-    running = call.ref.store.all(
-        "SELECT op_id, fingerprint FROM idempotency WHERE org_id = ? AND mode = ? AND state = 'running' AND key != ?",
-        (call.org_id, call.mode, own),
-    )
-    return any(r["op_id"] in op_ids and (r["op_id"] != "publishCheckoutLink" or r["fingerprint"] in fingerprints)
-               for r in running)
 
 
 def publish_link(call: Call) -> Reply:

@@ -25,12 +25,6 @@ from ..paging import newest_first
 from ..validate import check
 from .links import find_link
 
-FORCED = {  # action -> (statuses it may leave, status it reaches, event)
-    "fail": (("pending",), "failed", "checkout_payment.failed"),
-    "chargeback": (("paid",), "reversed", "checkout_payment.reversed"),
-    "refund": (("paid",), "refunded", "checkout_payment.refunded"),
-}
-
 
 def transition(call: Call, row: sqlite3.Row, leaves: tuple[str, ...], to: str, event: str, trigger: str,
                at: datetime) -> bool:
@@ -55,7 +49,7 @@ def record(call: Call, payment_id: str, from_status: str | None, to: str, event:
 def run_timeline(call: Call, row: sqlite3.Row) -> sqlite3.Row:
     """Apply the sandbox steps that are due by now, each at the instant it was due."""
     rules = call.ref.checkout
-    created = datetime.fromisoformat(row["created_at"].replace("Z", "+00:00"))
+    created = datetime.fromisoformat(row["created_at"])
     if row["scenario"] == SETTLES:
         due = created + timedelta(seconds=rules.settle_seconds)
         if call.now >= due:
@@ -140,10 +134,10 @@ def simulate_payment(call: Call) -> Reply:
 def force_outcome(call: Call) -> Reply:
     """`chargeback`, `refund` or `fail` by payment id or reference; `moved: false` when the status refuses it."""
     c = check(call.json())
-    action = c.string("action", required=True, choices=tuple(FORCED))
+    action = c.string("action", required=True, choices=tuple(call.ref.checkout.forced))
     c.done()
     row = find_payment(call, call.params["paymentId"], by_reference=True)
-    leaves, to, event = FORCED[action or ""]
+    leaves, to, event = call.ref.checkout.forced[action or ""]
     moved = transition(call, row, leaves, to, event, "forced", call.now)
     if moved and action == "refund":
         remaining = row["amount_base"] - row["refunded_base"]

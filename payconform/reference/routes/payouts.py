@@ -8,6 +8,7 @@ shows where the payout stands now and never an older state.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -19,13 +20,14 @@ from ..lifecycle import scenario_of
 from ..money import fmt
 from ..operation import Call, Operation, Reply
 from ..paging import newest_first
-from ..validate import CURRENCY, check
+from ..validate import check
 
 PAYMENT_REASONS = frozenset({
     "charitable_contributions", "education_fees", "employee_salaries_or_wages", "gifts", "investments",
     "purchase_of_goods", "purchase_of_services", "personal_transfers", "rent", "loans", "utility_bills",
     "family_support", "friends_support", "real_estate", "insurance", "intercompany_transfer", "taxes", "travel",
 })
+DESTINATION_CURRENCY = re.compile(r"^[A-Z]{3,4}$")  # ISO 4217, or a stablecoin (USDC, USDT)
 SOURCE_CURRENCIES = ("USD",)  # the sandbox balance is one provider-held USD figure
 
 
@@ -71,11 +73,16 @@ def _destination(call: Call, account_id: str) -> sqlite3.Row:
 
 
 def create_payout(call: Call) -> Reply:
+    return make_payout(call)
+
+
+def make_payout(call: Call, *, approved: bool = False) -> Reply:
+    """Create the payout `call` asks for; an approved (held) request skips the approval policy."""
     c = check(call.json())
     account_id = c.string("destinationAccountId", required=True, max_len=100)
     amount = c.amount("sourceAmount", required=True)
     source_currency = c.string("sourceCurrency", required=True, choices=SOURCE_CURRENCIES)
-    destination_currency = c.string("destinationCurrency", required=True, pattern=CURRENCY, max_len=4)
+    destination_currency = c.string("destinationCurrency", required=True, pattern=DESTINATION_CURRENCY, max_len=4)
     reference = c.string("reference", required=True)
     reason = c.string("paymentReason", nullable=True, choices=PAYMENT_REASONS)
     c.done()
@@ -89,6 +96,9 @@ def create_payout(call: Call) -> Reply:
     self_funded = method["kind"] == "crypto"
     if self_funded and "crypto_payouts" not in call.principal.scopes:
         raise ApiError("CRYPTO_PAYOUTS_DISABLED")
+    if not approved and call.ref.approvals.applies(call, amount):
+        return call.ref.approvals.hold(call, amount=amount, currency=source_currency,
+                                       destination_account_id=account_id)
     if not self_funded and ledger.balance(call.ref.store, call.org_id, call.mode, source_currency) < amount:
         raise ApiError("INSUFFICIENT_BALANCE")
     rate = RATES[destination_currency]
@@ -105,7 +115,9 @@ def create_payout(call: Call) -> Reply:
     call.ref.lifecycle.record(call, payout_id, "payout.pending", None, "pending", call.now)
     if not self_funded:
         ledger.post(call, type="payout", amount=-amount, currency=source_currency, order_id=payout_id)
-    return Reply(201, payout_json(find(call, payout_id)), payout_id)
+    payout = payout_json(find(call, payout_id))
+    call.ref.events.record(call.org_id, call.mode, "payout.pending", payout, call.now)
+    return Reply(201, payout, payout_id)
 
 
 def find(call: Call, payout_id: str) -> sqlite3.Row:

@@ -39,20 +39,12 @@ def refusal(call: Call, row: sqlite3.Row, amount: int | None) -> ApiError | None
         return ApiError("REFUND_DISPUTED", "A dispute decides this payment; a loss arrives as a chargeback.")
     if row["status"] != "paid":
         return ApiError("REFUND_NOT_ALLOWED", f"A {row['status']} payment cannot be refunded.")
-    if refund_running(call):
+    if call.ref.checkout.refund_in_flight(call):
         return ApiError("REFUND_IN_PROGRESS", "Another refund is in progress; one refund at a time.")
     remaining = row["amount_base"] - row["refunded_base"]
     if amount is not None and amount > remaining:
         return ApiError("REFUND_EXCEEDS_REMAINING", f"At most {remaining} base units remain refundable.")
     return None
-
-
-def refund_running(call: Call) -> bool:
-    own = call.headers.get("idempotency-key") or ""
-    return call.ref.store.one(
-        "SELECT 1 FROM idempotency WHERE org_id = ? AND mode = ? AND op_id = ? AND state = 'running' AND key != ?",
-        (call.org_id, call.mode, call.op.op_id, own),
-    ) is not None
 
 
 def refund_payment(call: Call) -> Reply:

@@ -1,0 +1,126 @@
+"""Authentication > Mode B rule 4 and the Limits row Signature challenge lifetime: the challenge flow.
+
+A request under a signing key without a signature answers `202 {type: SIGNATURE_CHALLENGE, requestId,
+payloadToSign}` and runs nothing; the same request resent with `X-Svc-Request-Id` and `X-Svc-Signature`
+(over `payloadToSign`) runs once. A challenge is bound to the method, path and body it was issued for, is
+single use and expires in five minutes. The spec names no error type for a reused, rebound or expired
+challenge: any signature error type is accepted there, as long as nothing runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error_body, expect_status
+
+from .signing_support import (
+    SIGNATURE_ERRORS,
+    SignedRequest,
+    challenge_answer,
+    expect_not_run,
+    expect_ran_once,
+    expect_signature_error,
+    product_create,
+)
+
+
+def _unsigned(req: SignedRequest, key_id: str) -> dict[str, str]:
+    """The request's headers under the key id, without any signature header."""
+    headers = {"X-Api-Key": key_id, "content-type": "application/json"}
+    if req.idempotency_key is not None:
+        headers["Idempotency-Key"] = req.idempotency_key
+    return headers
+
+
+def _challenge(unsigning: Api, req: SignedRequest, key_id: str) -> tuple[Exchange, dict[str, Any]]:
+    """Send `req` unsigned, through a client that does not sign (a Mode A one): the 202 challenge and its body."""
+    ex = req.send(unsigning, _unsigned(req, key_id))
+    expect_status(ex, 202, "a request under a signing key without a signature (the challenge)")
+    body = expect_error_body(ex, "the challenge")
+    expect(body.get("type") == "SIGNATURE_CHALLENGE", f"the 202 body's type is {body.get('type')!r}", ex)
+    for name in ("requestId", "payloadToSign"):
+        expect(isinstance(body.get(name), str) and body[name], f"the challenge has no `{name}` string", ex)
+    return ex, body
+
+
+@pytest.mark.req("SIGN-CHALLENGE-202", "ERR-SIGNATURE-CHALLENGE", "SIGN-CHALLENGE-NOTHING-RAN")
+@pytest.mark.needs("signing_key")
+def test_unsigned_request_is_challenged_and_nothing_runs(signed_api: Api, api: Api, contract: Contract,
+                                                         unique) -> None:
+    """An unsigned create under the key id: 202 SIGNATURE_CHALLENGE with `requestId` and `payloadToSign`,
+    and the product does not exist."""
+    body, req = product_create(signed_api, contract, unique)
+    _challenge(api, req, signed_api.signer.key_id)
+    expect_not_run(api, body, "the 202 challenge")
+
+
+@pytest.mark.req("SIGN-CHALLENGE-RESEND", "SIGN-CHALLENGE-202")
+@pytest.mark.needs("signing_key")
+def test_answered_challenge_runs_the_request_once(signed_api: Api, api: Api, contract: Contract, unique) -> None:
+    """The same create resent with `X-Svc-Request-Id` and the signature of `payloadToSign`: 201, and the
+    product exists."""
+    body, req = product_create(signed_api, contract, unique)
+    key_id = signed_api.signer.key_id
+    _, challenge = _challenge(api, req, key_id)
+    ex = req.send(signed_api, challenge_answer(signed_api.signer, challenge, _unsigned(req, key_id)))
+    expect_status(ex, 201, "the challenged create resent with the challenge's signature")
+    expect_ran_once(api, body, "the answered challenge")
+
+
+@pytest.mark.req("SIGN-CHALLENGE-SINGLE-USE", "SIGN-CHALLENGE-LIFETIME")
+@pytest.mark.needs("signing_key")
+def test_challenge_is_single_use(signed_api: Api, api: Api, contract: Contract, unique) -> None:
+    """The answered challenge sent a second time is refused with a signature error (an idempotent replay of
+    the 201 would mean the challenge was accepted again)."""
+    _, req = product_create(signed_api, contract, unique)
+    key_id = signed_api.signer.key_id
+    _, challenge = _challenge(api, req, key_id)
+    answer = challenge_answer(signed_api.signer, challenge, _unsigned(req, key_id))
+    expect_status(req.send(signed_api, answer), 201, "the first answer to the challenge")
+    expect_signature_error(req.send(signed_api, answer), SIGNATURE_ERRORS, "the same challenge answered again")
+
+
+@pytest.mark.req("SIGN-CHALLENGE-BOUND")
+@pytest.mark.needs("signing_key")
+@pytest.mark.parametrize("other", ["body", "path"])
+def test_challenge_is_bound_to_its_request(other: str, signed_api: Api, api: Api, contract: Contract,
+                                           unique) -> None:
+    """A challenge issued for one create, answered on a create of another product (other body) or on the same
+    create with a query string added (other path): refused with a signature error, and the product the
+    answered request asks for does not exist."""
+    body, req = product_create(signed_api, contract, unique)
+    key_id = signed_api.signer.key_id
+    _, challenge = _challenge(api, req, key_id)
+    if other == "body":
+        body, other_product = product_create(signed_api, contract, unique)
+        moved = replace(req, body=other_product.body)
+    else:
+        query = "?payconform=other-path"
+        moved = replace(req, path=req.path + query, raw_path=req.raw_path + query)
+    ex = moved.send(signed_api, challenge_answer(signed_api.signer, challenge, _unsigned(moved, key_id)))
+    expect_signature_error(ex, SIGNATURE_ERRORS, f"a challenge answered on a request with another {other}")
+    expect_not_run(api, body, f"a challenge answered on another {other}")
+
+
+@pytest.mark.req("SIGN-CHALLENGE-EXPIRY", "SIGN-CHALLENGE-LIFETIME")
+@pytest.mark.needs("operator", "clock")
+def test_challenge_expires_after_five_minutes(signing_keys, contract: Contract, unique, clock) -> None:
+    """On a fresh organization's clock: a challenge answered four minutes after issue runs (201); one answered
+    six minutes after issue is refused with a signature error and runs nothing."""
+    org = signing_keys.register()
+    body, req = product_create(org.api, contract, unique)
+    _, challenge = _challenge(org.org.api, req, org.key_id)
+    org.advance(clock, 240)
+    ex = req.send(org.api, challenge_answer(org.signer, challenge, _unsigned(req, org.key_id)))
+    expect_status(ex, 201, "a challenge answered four minutes after it was issued")
+    late_body, late = product_create(org.api, contract, unique)
+    _, challenge = _challenge(org.org.api, late, org.key_id)
+    org.advance(clock, 360)
+    ex = late.send(org.api, challenge_answer(org.signer, challenge, _unsigned(late, org.key_id)))
+    expect_signature_error(ex, SIGNATURE_ERRORS, "a challenge answered six minutes after it was issued")
+    expect_not_run(org.org.api, late_body, "an expired challenge")

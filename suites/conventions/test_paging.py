@@ -1,0 +1,121 @@
+"""Conventions, row Paging, applied to every cursor-paged list of the profile through `payconform.paging`.
+
+"Cursor paging; the cursor is opaque, taken verbatim from `nextCursor` of the previous page; `nextCursor` is
+absent on the last page." The lists come from the profile's `page` entries; each needs a way to fill it
+(`SEEDS` below), so a new list joins by adding one seeder. Each test works in a fresh organization so that
+the list holds exactly the rows it made (stable data under xdist).
+
+Order is checked where the spec declares it (balance transactions, audit events: newest first; balance
+history: by settlement time, either direction). Refusal of a foreign cursor is checked where the spec
+requires it (balance history, balance transactions, audit events); elsewhere a cursor that is not refused
+is reported as an observation. Inserts between page reads must neither repeat nor hide rows on the lists
+whose cursor is "rows strictly older than the id" (balance transactions, audit events: cursor on `id`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract, current
+from payconform.expect import expect
+from payconform.paging import (
+    Pager,
+    cursor_paged_lists,
+    expect_cursor_refused,
+    expect_order_of,
+    expect_same_sequence,
+    inserted_between,
+    missing_or_repeated,
+    observe,
+    observe_cursor_refused,
+    tampered,
+)
+
+from .lists import SEEDS, Seed
+
+ROWS, LIMIT = 5, 2
+PAGING = ("CONV-PAGING-CURSOR-OPAQUE", "CONV-PAGING-LAST-PAGE-NO-CURSOR")
+
+
+def _lists(reqs: Callable[[str, Seed], tuple[str, ...]], only: Callable[[Seed], bool] = lambda s: True,
+           *, unseeded: bool = False) -> list:
+    """One parameter per cursor-paged list of the profile; with `unseeded`, lists without a seeder are listed
+    as skipped so the report shows what the suite cannot fill yet."""
+    contract = current() or Contract.load()
+    params = []
+    for op_id in cursor_paged_lists(contract):
+        seed = SEEDS.get(op_id)
+        if seed is None and unseeded:
+            params.append(pytest.param(op_id, None, id=op_id, marks=[pytest.mark.req(*PAGING), pytest.mark.skip(
+                reason=f"no seeder for {op_id} yet: the suite cannot fill this list")]))
+        elif seed is not None and only(seed):
+            params.append(pytest.param(op_id, seed, id=op_id, marks=pytest.mark.req(*reqs(op_id, seed))))
+    return params
+
+
+def _walk_reqs(op_id: str, seed: Seed) -> tuple[str, ...]:
+    return PAGING + ((seed.order_req,) if seed.order_req else ())
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.parametrize(("op_id", "seed"), _lists(_walk_reqs, unseeded=True))
+def test_pages_concatenate_to_the_list(fresh_org, contract: Contract, unique, op_id: str, seed: Seed) -> None:
+    """Pages of `limit=2`, cursors taken verbatim, concatenate to the one-page read: no repeat, no gap, the
+    same order; the walk ends only where `nextCursor` is absent; declared order holds across boundaries."""
+    api = fresh_org().api
+    markers = seed.make(api, contract, unique, ROWS)
+    pager = Pager(api, contract, op_id)
+    whole = pager.page(limit=100, what="reading the whole list in one page")
+    expect(whole.cursor is None, f"a one-page read of {len(whole.items)} rows still carries `nextCursor`", whole.ex)
+    walk = pager.walk(LIMIT)
+    expect(len(walk.pages) > 1, f"limit={LIMIT} over {len(whole.items)} rows gave one page", walk.last)
+    expect_same_sequence(walk, whole.items, walk.last)
+    if seed.order_req:
+        expect_order_of(walk, markers, newest_first=seed.newest_first)
+    first = walk.pages[0]
+    for what, bad in tampered(first.cursor or ""):
+        observe_cursor_refused(pager.request(cursor=bad, limit=LIMIT), first, what)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: PAGING))
+def test_empty_list_has_no_cursor(fresh_org, contract: Contract, op_id: str, seed: Seed) -> None:
+    """A list with nothing in it is one page, the last: empty, and without `nextCursor`."""
+    page = Pager(fresh_org().api, contract, op_id, params=seed.empty).page(what="reading an empty list")
+    expect(page.items == [], f"a fresh organization's list holds {len(page.items)} rows", page.ex)
+    expect(page.cursor is None, f"the empty list's only page carries `nextCursor` {page.cursor!r}", page.ex)
+
+
+def _one_more(seed: Seed, api: Api, contract: Contract, unique: Callable[[str], str]) -> None:
+    seed.make(api, contract, unique, 1)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: PAGING + ((s.cursor_req,) if s.cursor_req else ())))
+def test_inserts_between_reads_neither_repeat_nor_hide(fresh_org, contract: Contract, unique, op_id: str,
+                                                       seed: Seed) -> None:
+    """A row written while a cursor is held does not make an existing row repeat or vanish."""
+    api = fresh_org().api
+    seed.make(api, contract, unique, ROWS)
+    pager = Pager(api, contract, op_id)
+    before, during = inserted_between(pager, LIMIT, lambda: _one_more(seed, api, contract, unique))
+    problem = missing_or_repeated(before, during)
+    if problem and seed.cursor_req:
+        expect(False, problem + f" ({seed.cursor_req}: the cursor names a row, later rows are newer)", during.last)
+    elif problem:
+        observe(f"{op_id}: {problem}", during.last)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: (s.refusal_req or "",), lambda s: bool(s.refusal_req)))
+def test_foreign_cursor_is_refused(fresh_org, api: Api, contract: Contract, unique, op_id: str, seed: Seed) -> None:
+    """A cursor issued for another organization's list: 400 VALIDATION_ERROR naming `cursor`, never a restart."""
+    other = fresh_org().api
+    seed.make(other, contract, unique, 3)
+    foreign = Pager(other, contract, op_id).page(limit=1, what="reading another organization's list")
+    expect(foreign.cursor is not None, "a one-row page of a three-row list has no `nextCursor`", foreign.ex)
+    ex = Pager(api, contract, op_id).request(cursor=foreign.cursor, limit=1)
+    expect_cursor_refused(ex, "a cursor issued for another organization")

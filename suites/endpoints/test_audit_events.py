@@ -1,0 +1,133 @@
+"""Resources > Audit event row and Endpoints > Balance and ledger, GET /audit-events.
+
+"One row per audited mutation (payouts created or canceled, batches, approvals decided, recipients changed,
+keys and webhook endpoints managed), recorded whether it succeeded or was refused." Rows are found by the
+fields the spec names (`requestId`, `resourceId`, `apiKeyPrefix`, `actorUserId`); the creation-time field is
+not named, so the `createdAfter`/`createdBefore` filters are checked with instants far before and after
+every row. Order, paging and a foreign cursor are checked in suites/conventions/test_paging.py, the
+read-only key in suites/authentication/test_read_only.py.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error
+from payconform.paging import Pager
+
+from ..conventions.support import names_field
+from .factories import create_recipient, refused_recipient_update
+
+PAST, FUTURE = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
+
+
+def _rows(api: Api, contract: Contract, **params: str) -> list[dict[str, Any]]:
+    return Pager(api, contract, "listAuditEvents", params=params).page(limit=100, what=f"audit events {params}").items
+
+
+def _set(row: dict[str, Any], name: str) -> bool:
+    return row.get(name) not in (None, "")
+
+
+def _rows_of_request(api: Api, contract: Contract, ex: Exchange, resource_id: str) -> list[dict[str, Any]]:
+    expect(ex.request_id is not None, "the mutation's answer has no x-request-id", ex)
+    return [r for r in _rows(api, contract, resourceId=resource_id) if r.get("requestId") == ex.request_id]
+
+
+@pytest.mark.req("AUDIT-ROW-PER-MUTATION", "AUDIT-FIELDS")
+def test_a_mutation_writes_one_row(api: Api, contract: Contract, unique) -> None:
+    """A recipient created through the API: exactly one row naming it, with `id`, `action`, `resourceId` and
+    the `requestId` of the call."""
+    recipient = create_recipient(api, contract, unique)
+    rows = _rows(api, contract, resourceId=recipient["id"])
+    expect(len(rows) == 1, f"creating recipient {recipient['id']} left {len(rows)} audit rows naming it")
+    row = rows[0]
+    for name in ("id", "action", "resourceId", "requestId"):
+        expect(_set(row, name), f"the audit row has no `{name}`: {row!r}")
+    expect(row["resourceId"] == recipient["id"], f"`resourceId` is {row['resourceId']!r}")
+
+
+@pytest.mark.req("AUDIT-REFUSED-RECORDED")
+def test_a_refused_mutation_writes_a_row(api: Api, contract: Contract, unique) -> None:
+    """A recipient change refused with 404: its row is there all the same, with the call's `requestId`."""
+    missing = unique("rcp-missing")
+    ex = api.op("updateBeneficiary", recipientId=missing, json={"name": unique("name")})
+    expect(ex.status == 404, f"changing recipient {missing!r} that does not exist answered {ex.status}", ex)
+    expect(len(_rows_of_request(api, contract, ex, missing)) == 1,
+           "the refused recipient change has no audit row with its requestId", ex)
+
+
+@pytest.mark.req("AUDIT-ACTOR-EXACTLY-ONE")
+@pytest.mark.needs("operator")
+def test_exactly_one_actor(fresh_org, contract: Contract, unique) -> None:
+    """Every row names exactly one of `apiKeyPrefix` and `actorUserId` (API-key rows and, in a fresh
+    organization, whatever the dashboard side recorded when its key was issued)."""
+    api = fresh_org().api
+    refused_recipient_update(api, unique)
+    rows = _rows(api, contract)
+    expect(any(_set(r, "apiKeyPrefix") for r in rows), "no audit row names the API key that made a change")
+    for row in rows:
+        expect(_set(row, "apiKeyPrefix") != _set(row, "actorUserId"),
+               f"row {row.get('id')!r} sets apiKeyPrefix={row.get('apiKeyPrefix')!r} and "
+               f"actorUserId={row.get('actorUserId')!r}: exactly one must be set")
+
+
+@pytest.mark.req("AUDIT-APIKEY-FILTER")
+@pytest.mark.needs("operator")
+def test_api_key_filter(fresh_org, contract: Contract, unique) -> None:
+    """`apiKey` takes the key's prefix (as rows show it): only that key's rows; an unknown prefix: an empty page."""
+    handle = fresh_org()
+    ex = refused_recipient_update(handle.api, unique)
+    mine = [r for r in _rows(handle.api, contract) if r.get("requestId") == ex.request_id]
+    expect(len(mine) == 1 and _set(mine[0], "apiKeyPrefix"), f"no row with `apiKeyPrefix` for the change: {mine}", ex)
+    prefix = mine[0]["apiKeyPrefix"]
+    expect(str(handle.key).startswith(prefix), "`apiKeyPrefix` is not a prefix of the key that made the change", ex)
+    rows = _rows(handle.api, contract, apiKey=prefix)
+    expect(any(r.get("requestId") == ex.request_id for r in rows), "filtering on the key's prefix hides its row")
+    expect(all(r.get("apiKeyPrefix") == prefix for r in rows), "filtering on a key's prefix lists other actors' rows")
+    unknown = _rows(handle.api, contract, apiKey="svc_test_" + secrets.token_hex(16))
+    expect(unknown == [], f"an unknown key prefix lists {len(unknown)} rows; it gives an empty page")
+
+
+FILTERS = ["action", "resourceId", "actorUserId", "createdAfter", "createdBefore"]
+
+
+@pytest.mark.req("AUDIT-FILTERS")
+@pytest.mark.needs("operator")
+@pytest.mark.parametrize("name", FILTERS)
+def test_filter(fresh_org, contract: Contract, unique, name: str) -> None:
+    """Each filter keeps the rows it names and drops the others (the instants: far past and far future)."""
+    api = fresh_org().api
+    create_recipient(api, contract, unique)
+    refused_recipient_update(api, unique)
+    everything = _rows(api, contract)
+    if name in ("createdAfter", "createdBefore"):
+        keep, drop = (PAST, FUTURE) if name == "createdAfter" else (FUTURE, PAST)
+        expect(len(_rows(api, contract, **{name: keep})) == len(everything), f"{name}={keep} drops rows")
+        expect(_rows(api, contract, **{name: drop}) == [], f"{name}={drop} keeps rows")
+        return
+    values = {r.get(name) for r in everything if _set(r, name)}
+    if not values:
+        pytest.skip(f"no audit row of a fresh organization sets `{name}`")
+    value = min(values)
+    rows = _rows(api, contract, **{name: value})
+    want = [r for r in everything if r.get(name) == value]
+    expect(rows == want, f"{name}={value!r} lists {len(rows)} rows; {len(want)} of {len(everything)} carry it")
+    expect(len(want) < len(everything), f"every row carries {name}={value!r}: the filter cannot be seen to work")
+
+
+@pytest.mark.req("AUDIT-INVALID-QUERY")
+@pytest.mark.parametrize("instant", ["2026-01-01T00:00:00", "yesterday"])
+@pytest.mark.parametrize("name", ["createdAfter", "createdBefore"])
+def test_malformed_instant_is_refused(api: Api, name: str, instant: str) -> None:
+    """An instant without a timezone, or not an instant: 400 ("filters require a timezone"); a
+    VALIDATION_ERROR names the parameter in `errors`."""
+    ex = api.op("listAuditEvents", params={name: instant})
+    body = expect_error(ex, 400, {"VALIDATION_ERROR", "BAD_REQUEST"}, f"{name}={instant!r}")
+    if body.get("type") == "VALIDATION_ERROR":
+        expect(names_field(body.get("errors"), name), f"`errors` does not name `{name}`: {body.get('errors')!r}", ex)

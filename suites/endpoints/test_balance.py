@@ -1,0 +1,94 @@
+"""Resources > Balance and Endpoints > Balance and ledger, GET /balance.
+
+"Internal structure of each: not shown": the figures are found as the decimal strings under each top-level
+name, currencies as three-letter upper-case strings. In the sandbox "the balance is one provider-held USD
+figure and `wallet` is empty", so `provider` holds exactly one decimal string. Top-ups go through the
+profile's `fundSandbox`; the balance may be "cached up to one minute", so a test reads it after moving the
+organization's clock past that minute.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+
+from ..conventions.support import is_decimal_string, leaves
+from .factories import top_up
+
+CURRENCY = re.compile(r"^[A-Z]{3,4}$")
+CACHE_SECONDS = 61
+
+
+def read_balance(api: Api) -> Exchange:
+    ex = expect_status(api.op("getBalance"), 200, "reading the balance")
+    expect(isinstance(ex.json, dict), "the balance is not a JSON object", ex)
+    return ex
+
+
+def figures(ex: Exchange, name: str) -> list[Decimal]:
+    """Every decimal-string figure under the top-level `name`."""
+    return [Decimal(v) for _, v in leaves(ex.json.get(name)) if is_decimal_string(v)]
+
+
+def provider_figure(ex: Exchange) -> Decimal:
+    """The sandbox's one provider-held figure."""
+    found = figures(ex, "provider")
+    expect(len(found) == 1, f"`provider` holds {len(found)} figures; the sandbox has one USD figure", ex)
+    return found[0]
+
+
+def _empty(value: Any) -> bool:
+    return value in ([], {}, None) or (isinstance(value, (list, dict)) and not any(True for _ in leaves(value)))
+
+
+@pytest.mark.req("BAL-GET", "BAL-FIELDS")
+def test_balance_names(api: Api) -> None:
+    """The answer carries `balances`, `provider`, `wallet` and `unavailable` (`ledger` is optional)."""
+    ex = read_balance(api)
+    for name in ("balances", "provider", "wallet", "unavailable"):
+        expect(name in ex.json, f"the balance has no `{name}`: {sorted(ex.json)}", ex)
+
+
+@pytest.mark.req("BAL-SANDBOX-SHAPE")
+def test_sandbox_shape(api: Api) -> None:
+    """Sandbox: `wallet` is empty and `provider` is one USD figure."""
+    ex = read_balance(api)
+    expect(_empty(ex.json.get("wallet")), f"the sandbox `wallet` is not empty: {ex.json.get('wallet')!r}", ex)
+    provider_figure(ex)
+    currencies = {v for _, v in leaves(ex.json.get("provider")) if isinstance(v, str) and CURRENCY.match(v)}
+    currencies |= {k for k in (ex.json.get("provider") or {}) if CURRENCY.match(str(k))} \
+        if isinstance(ex.json.get("provider"), dict) else set()
+    expect(currencies == {"USD"}, f"the sandbox `provider` names currencies {sorted(currencies)}, not USD alone", ex)
+
+
+@pytest.mark.req("BAL-BALANCES-SUM", "BAL-LEDGER-NOT-SUMMED")
+@pytest.mark.needs("operator", "clock")
+def test_balances_is_the_sum_of_sources(fresh_org, clock, contract: Contract) -> None:
+    """`balances` is provider plus wallet (the sandbox wallet is empty), never plus the optional `ledger`."""
+    handle = fresh_org()
+    top_up(handle.api, contract, "25.00")
+    clock.advance(handle.org_id, CACHE_SECONDS)
+    ex = read_balance(handle.api)
+    total = sum(figures(ex, "provider") + figures(ex, "wallet"), Decimal(0))
+    balances = figures(ex, "balances")
+    expect(balances == [total], f"`balances` holds {balances}; provider plus wallet is {total}", ex)
+
+
+@pytest.mark.req("BAL-CACHE", "BAL-CACHE-LIMIT")
+@pytest.mark.needs("operator", "clock")
+def test_top_up_shows_within_a_minute(fresh_org, clock, contract: Contract) -> None:
+    """A top-up is in the balance once a minute has passed since the last read: the cache lasts up to a minute."""
+    handle = fresh_org()
+    before = provider_figure(read_balance(handle.api))
+    top_up(handle.api, contract, "40.00")
+    clock.advance(handle.org_id, CACHE_SECONDS)
+    after = read_balance(handle.api)
+    expect(provider_figure(after) == before + Decimal("40.00"),
+           f"a minute after a 40.00 top-up the provider figure is {provider_figure(after)}, was {before}", after)

@@ -1,0 +1,112 @@
+"""Resources > Balance history entry and Endpoints > Balance and ledger, GET /balance/history.
+
+Each test tops up a fresh organization (the profile's `fundSandbox`: "Entries are added for ... a sandbox
+top-up"). "Other entry fields: not shown": entries are read by `type`, `status` and `balanceAfter` only.
+Order, paging and a foreign cursor are checked in suites/conventions/test_paging.py, `limit` in
+suites/limits.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error
+from payconform.paging import Page, Pager
+
+from .factories import top_up
+from .test_balance import CACHE_SECONDS, provider_figure, read_balance
+
+TYPES = {"funding", "payout", "reversal"}
+STATUSES = {"COMPLETED", "DEBITED", "RETURNED", "CANCELED"}
+
+
+def _filled(fresh_org, contract: Contract, *amounts: str):
+    handle = fresh_org()
+    for amount in amounts:
+        top_up(handle.api, contract, amount)
+    return handle, Pager(handle.api, contract, "getBalanceHistory")
+
+
+def _page(pager: Pager, **params: str) -> Page:
+    return pager.parse(pager.request(extra=list(params.items())), f"balance history {params}")
+
+
+@pytest.mark.req("HIST-GET", "HIST-PAGE-FIELDS")
+@pytest.mark.needs("operator")
+def test_page_fields(fresh_org, contract: Contract) -> None:
+    """`entries` and `hasMore` on every page; `hasMore` true exactly when a `nextCursor` follows."""
+    _, pager = _filled(fresh_org, contract, "6.10", "6.20")
+    first = pager.page(limit=1)
+    last = pager.page(cursor=first.cursor, limit=1) if first.cursor else first
+    for page, more in ((first, True), (last, False)):
+        expect(page.ex.json.get("hasMore") is more, f"`hasMore` is {page.ex.json.get('hasMore')!r} on a page "
+               f"{'followed by' if more else 'ending'} the list", page.ex)
+    expect(first.cursor is not None, "the first of two one-entry pages has no `nextCursor`", first.ex)
+
+
+@pytest.mark.req("HIST-ENTRY-SANDBOX-TOPUP", "HIST-ENTRY-TYPE-STATUS")
+@pytest.mark.needs("operator")
+def test_top_up_adds_a_completed_funding_entry(fresh_org, contract: Contract) -> None:
+    """One top-up: one entry, `type: funding`, `status: COMPLETED`; every entry uses the spec's values."""
+    _, pager = _filled(fresh_org, contract, "7.10")
+    page = pager.page()
+    expect(len(page.items) == 1, f"one top-up left {len(page.items)} history entries", page.ex)
+    entry = page.items[0]
+    expect(entry.get("type") in TYPES and entry.get("status") in STATUSES,
+           f"type {entry.get('type')!r} / status {entry.get('status')!r} are not the spec's values", page.ex)
+    expect((entry.get("type"), entry.get("status")) == ("funding", "COMPLETED"),
+           f"a top-up is listed as {entry.get('type')!r} {entry.get('status')!r}", page.ex)
+
+
+@pytest.mark.req("HIST-BALANCE-AFTER-RECONCILES")
+@pytest.mark.needs("operator", "clock")
+def test_balance_after_reconciles_with_the_balance(fresh_org, clock, contract: Contract) -> None:
+    """The newest entry's `balanceAfter`, when published, equals GET /balance; withheld, a `note` says why."""
+    handle, pager = _filled(fresh_org, contract, "8.10", "8.20")
+    page = pager.page()
+    clock.advance(handle.org_id, CACHE_SECONDS)
+    balance = provider_figure(read_balance(handle.api))
+    published = [Decimal(e["balanceAfter"]) for e in page.items if isinstance(e.get("balanceAfter"), str)]
+    if len(published) < len(page.items):
+        expect(isinstance(page.ex.json.get("note"), str), "`balanceAfter` is withheld without a `note`", page.ex)
+    if published:
+        expect(balance in published and max(published) == balance,
+               f"`balanceAfter` values {published} do not reach the balance {balance}", page.ex)
+
+
+@pytest.mark.req("HIST-CURSOR-XOR-SINCE")
+@pytest.mark.needs("operator")
+def test_cursor_and_since_together_are_refused(fresh_org, contract: Contract) -> None:
+    """Send `cursor` or `since`, not both: both together are 400 VALIDATION_ERROR."""
+    _, pager = _filled(fresh_org, contract, "9.10", "9.20")
+    cursor = pager.page(limit=1).cursor
+    expect(cursor is not None, "the first of two one-entry pages has no `nextCursor`")
+    ex = pager.request(cursor=cursor, limit=1, extra=[("since", "2000-01-01T00:00:00Z")])
+    expect_error(ex, 400, "VALIDATION_ERROR", "`cursor` and `since` together")
+
+
+@pytest.mark.req("HIST-INVALID-QUERY")
+@pytest.mark.parametrize("since", ["yesterday", "2026-01-01T00:00:00"])
+def test_malformed_since_is_refused(api, contract: Contract, since: str) -> None:
+    """A `since` that is not an instant with a timezone: 400 VALIDATION_ERROR."""
+    ex = Pager(api, contract, "getBalanceHistory").request(extra=[("since", since)])
+    expect_error(ex, 400, "VALIDATION_ERROR", f"since={since!r}")
+
+
+@pytest.mark.req("HIST-TOO-LARGE", "HIST-SIZE-LIMIT")
+@pytest.mark.needs("operator")
+def test_history_too_large(fresh_org, operator, contract: Contract) -> None:
+    """At the limit of orders the history answers; one order more: 413 HISTORY_TOO_LARGE. The operator seeds
+    the orders (making 100,000 payouts through the API is not a test)."""
+    if not hasattr(operator, "seed_orders"):
+        pytest.skip("needs operator: cannot seed_orders")
+    size = contract.limits["balance_history_size"]
+    handle = fresh_org()
+    pager = Pager(handle.api, contract, "getBalanceHistory")
+    operator.seed_orders(handle.org_id, size["max_orders"])
+    pager.page(what=f"{size['max_orders']} orders: not more than the limit")
+    operator.seed_orders(handle.org_id, size["max_orders"] + 1)
+    expect_error(pager.request(), size["over_status"], size["error_type"], f"more than {size['max_orders']} orders")

@@ -1,0 +1,98 @@
+"""Endpoints > Sandbox webhooks, Webhook endpoint management; Resources > Webhook endpoint and delivery.
+
+Registration with a test key returns a `whsec_` secret once; the list of endpoints and the deliveries are
+readable with an API key (the deliveries as a bare array of the newest attempts, sorted by `createdAt` then
+`id`, without the payload); every other management route refuses an API key and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+from payconform.webhooks import Mailbox
+
+from ..states.payout_support import create
+from .support import about, register, wait_for
+
+ENDPOINT_FIELDS = ("id", "events", "consecutiveFailures", "lastSuccessAt", "lastFailureAt", "disabledReason")
+
+
+def _endpoints(api: Any) -> dict[str, dict[str, Any]]:
+    ex = api.op("listWebhookEndpoints")
+    expect_status(ex, 200, "listing webhook endpoints with an API key")
+    rows = ex.json.get("data") if isinstance(ex.json, dict) else None
+    expect(isinstance(rows, list), "the endpoint list has no `data` array (the profile's envelope)", ex)
+    return {r.get("id"): r for r in rows}
+
+
+@pytest.mark.req("WH-SBX-REGISTER", "WH-SECRET-FORMAT", "WH-LIST", "WH-ENDPOINT-FIELDS", "WH-TEST-KEY-SANDBOX-PATH")
+@pytest.mark.needs("api_key", "webhook_receiver")
+def test_register_returns_the_secret_once(api, contract: Contract, webhook_receiver: Mailbox) -> None:
+    endpoint, secret = register(api, contract, webhook_receiver, ["checkout_payment.paid"])
+    listed = _endpoints(api).get(endpoint["id"])
+    expect(listed is not None, f"the registered endpoint {endpoint['id']} is not in the list")
+    assert listed is not None
+    missing = [f for f in ENDPOINT_FIELDS if f not in listed]
+    expect(not missing, f"the listed endpoint lacks {missing}")
+    expect(secret not in repr(listed), "the endpoint list shows the signing secret again")
+    expect(listed.get("events") == ["checkout_payment.paid"], f"`events` reads {listed.get('events')!r}")
+
+
+@pytest.mark.req("WH-SBX-DELIVERIES", "WH-DELIVERIES-LIST", "WH-DELIVERY-NO-PAYLOAD")
+@pytest.mark.needs("api_key", "profile", "webhook_receiver")
+def test_deliveries_are_a_sorted_bare_array_without_payload(api, contract: Contract, unique,
+                                                            webhook_receiver: Mailbox, flusher) -> None:
+    endpoint, _ = register(api, contract, webhook_receiver)
+    ids = [create(api, contract, unique).json["payoutId"] for _ in range(2)]
+    wait_for(webhook_receiver, lambda ds: all(any(about(d, "payoutId", i) for d in ds) for i in ids),
+             flusher(api.org_id), "the events of two payouts")
+    for op_id in ("listSandboxWebhookDeliveries", "listWebhookEndpointDeliveries"):
+        ex = api.op(op_id, endpointId=endpoint["id"])
+        expect_status(ex, 200, f"reading the deliveries ({op_id})")
+        rows = ex.json
+        expect(isinstance(rows, list) and len(rows) >= 2, f"{op_id} answered {type(rows).__name__}, not the array", ex)
+        expect(len(rows) <= 50, f"{op_id} answered {len(rows)} attempts, more than the 50 newest", ex)
+        keys = [(r.get("createdAt"), r.get("id")) for r in rows]
+        expect(keys == sorted(keys), f"{op_id} is not sorted by createdAt then id: {keys[:5]}", ex)
+        payload = [r for r in rows if "data" in r or "payload" in r or "body" in r]
+        expect(not payload, f"{op_id} returns the payload of a delivery: {payload[:1]}", ex)
+
+
+@pytest.mark.req("WH-MGMT-DASHBOARD-ONLY")
+@pytest.mark.needs("api_key", "webhook_receiver")
+@pytest.mark.parametrize("op_id", ["createWebhookEndpoint", "deleteWebhookEndpoint", "setWebhookEndpointEnabled",
+                                   "rotateWebhookEndpointSecret", "replayWebhookDeliveries"])
+def test_management_routes_refuse_an_api_key(api, contract: Contract, webhook_receiver: Mailbox, op_id: str) -> None:
+    endpoint, _ = register(api, contract, webhook_receiver)
+    if op_id == "createWebhookEndpoint":
+        ex = api.op(op_id, json={"url": webhook_receiver.url, "events": []})
+    else:
+        ex = api.op(op_id, endpointId=endpoint["id"], json=contract.operation(op_id).get("body"))
+    expect(ex.status in (401, 403), f"{op_id} with an API key answered {ex.status}, not 401 or 403", ex)
+    listed = _endpoints(api)
+    expect(endpoint["id"] in listed and len([e for e in listed.values() if e.get("url") == webhook_receiver.url]) == 1,
+           f"{op_id} refused with an API key still changed the endpoints")
+
+
+@pytest.mark.req("WH-SBX-DEVELOPER-DISABLED")
+@pytest.mark.needs("api_key", "operator")
+def test_deliveries_refused_without_developer_tools(fresh_org, operator, contract: Contract,
+                                                    webhook_receiver: Mailbox) -> None:
+    org = fresh_org()
+    endpoint, _ = register(org.api, contract, webhook_receiver)
+    operator.update_org(org.org_id, features=["mass_payouts"])
+    ex = org.api.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"])
+    expect_error(ex, 403, "DEVELOPER_FEATURE_DISABLED")
+
+
+@pytest.mark.req("WH-SBX-DELIVERIES-LIVE-KEY")
+@pytest.mark.needs("api_key", "live_key", "webhook_receiver")
+def test_deliveries_refuse_a_live_key(api, api_as, contract: Contract, webhook_receiver: Mailbox) -> None:
+    endpoint, _ = register(api, contract, webhook_receiver)
+    live = api_as("live_key")
+    ex = live.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"])
+    expect_error(ex, 400, {"BAD_REQUEST", "LIVE_MODE_UNSUPPORTED"})

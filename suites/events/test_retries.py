@@ -1,0 +1,239 @@
+"""Events > Delivery and retries, States > Webhook endpoint, endpoint management: on the operator clock.
+
+Each test uses a fresh organization and moves its clock; after each move the clock is advanced by zero
+seconds once more while polling, which makes the reference's dispatcher run at once. Retry gaps are
+checked against the jitter band (+/-20 percent); both schedules the spec describes agree on the first two
+gaps (1 min, 5 min), and the count of attempts must match one of them (WH-RETRY-SCHEDULE notes).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+from payconform.webhooks import Delivery, Mailbox, SignatureError, verify
+
+from ..states.payout_support import create
+from .support import about, catalog, feed, register, verified, wait_for
+
+NEEDS = ("api_key", "profile", "webhook_receiver", "operator", "clock")
+TICK = 15  # the dispatcher's period: an attempt may land up to one tick after it is due
+SLACK = 3  # real seconds that pass while the test runs, on top of the advanced clock
+
+
+class Timeline:
+    """A fresh organization with a mailbox registered, and its clock under the test's control."""
+
+    def __init__(self, org: Any, clock: Any, box: Mailbox, contract: Contract) -> None:
+        self.org, self.clock, self.box, self.contract = org, clock, box, contract
+
+    def flush(self) -> None:
+        self.clock.advance(self.org.org_id, 0)
+
+    def advance(self, seconds: float) -> None:
+        self.clock.advance(self.org.org_id, seconds)
+
+    def about(self, payout_id: str) -> list[Delivery]:
+        return [d for d in self.box.snapshot() if about(d, "payoutId", payout_id)]
+
+    def payout(self, unique: Any) -> str:
+        return create(self.org.api, self.contract, unique).json["payoutId"]
+
+    def first_delivery(self, payout_id: str) -> Delivery:
+        wait_for(self.box, lambda ds: any(about(d, "payoutId", payout_id) for d in ds), self.flush,
+                 f"the first delivery about payout {payout_id}")
+        return self.about(payout_id)[0]
+
+    def settle(self, payout_id: str, count: int, timeout: float = 3.0) -> list[Delivery]:
+        """The deliveries about the payout once `count` arrived (or after `timeout` seconds of polling)."""
+        self.box.wait_for(lambda ds: len([d for d in ds if about(d, "payoutId", payout_id)]) >= count,
+                          timeout, flush=self.flush)
+        return self.about(payout_id)
+
+
+@pytest.fixture
+def timeline(fresh_org, clock, contract: Contract, webhook_receiver: Mailbox) -> Timeline:
+    return Timeline(fresh_org(), clock, webhook_receiver, contract)
+
+
+def _ladder() -> list[int]:
+    return catalog()["retry_schedules"]["ladder"]["delays_seconds"]
+
+
+def _deliveries(api: Any, endpoint_id: str) -> list[dict[str, Any]]:
+    ex = api.op("listSandboxWebhookDeliveries", endpointId=endpoint_id)
+    expect_status(ex, 200, "reading the endpoint's deliveries")
+    expect(isinstance(ex.json, list), "the deliveries answer is not a bare array", ex)
+    return ex.json
+
+
+@pytest.mark.req("WH-RETRY-SCHEDULE", "WH-2XX-SUCCESS")
+@pytest.mark.needs(*NEEDS)
+def test_failed_attempts_are_retried_within_the_jitter_band(timeline: Timeline, unique) -> None:
+    register(timeline.org.api, timeline.contract, timeline.box)
+    timeline.box.fail_next(1000, status=500)
+    payout_id = timeline.payout(unique)
+    timeline.first_delivery(payout_id)
+    for attempt, delay in enumerate(_ladder()[:2], start=2):
+        before = len(timeline.about(payout_id))
+        timeline.advance(0.8 * delay - SLACK - 1)
+        early = timeline.settle(payout_id, before + 1, timeout=1.0)
+        expect(len(early) == before,
+               f"attempt {attempt} came before {0.8 * delay:.0f} s, under the {delay} s retry delay minus 20 percent")
+        timeline.advance(0.4 * delay + TICK + SLACK + 1)
+        late = timeline.settle(payout_id, before + 1)
+        expect(len(late) == before + 1,
+               f"attempt {attempt} did not come within {1.2 * delay:.0f} s (+{TICK} s dispatcher period)"
+               f" of the previous failed attempt ({len(late) - before} new)")
+    timeline.box.answer(204)
+    timeline.advance(_ladder()[2] * 2.5)
+    done = timeline.settle(payout_id, 4)
+    timeline.advance(86400 * 4)
+    after = timeline.settle(payout_id, len(done) + 1, timeout=1.0)
+    expect(len(after) == len(done), f"after a 2xx the event was sent {len(after) - len(done)} more time(s)")
+
+
+@pytest.mark.req("WH-DEAD-DELIVERY", "WH-DELIVERY-FIELDS", "FEED-IS-RECORD")
+@pytest.mark.needs(*NEEDS)
+def test_dead_delivery_stays_in_the_log_with_last_error(timeline: Timeline, unique) -> None:
+    endpoint, _ = register(timeline.org.api, timeline.contract, timeline.box)
+    timeline.box.fail_next(1000, status=503)
+    payout_id = timeline.payout(unique)
+    first = timeline.first_delivery(payout_id)
+    for delay in _ladder():
+        timeline.advance(1.2 * delay + TICK + SLACK)
+        timeline.settle(payout_id, len(timeline.about(payout_id)) + 1, timeout=0.3)
+    attempts = len(timeline.about(payout_id))
+    allowed = {s["attempts"] for s in catalog()["retry_schedules"].values()}
+    expect(attempts in allowed, f"the event was attempted {attempts} times, not {sorted(allowed)} (either schedule)")
+    timeline.advance(86400 * 7)
+    later = timeline.settle(payout_id, attempts + 1, timeout=1.0)
+    expect(len(later) == attempts, f"a dead delivery was retried again ({len(later) - attempts} more attempts)")
+    event_id = first.header("whk-id")
+    rows = [d for d in _deliveries(timeline.org.api, endpoint["id"]) if d.get("eventType") == "payout.pending"]
+    expect(rows, f"the dead delivery of event {event_id} is gone from the delivery log")
+    expect(all(d.get("lastError") for d in rows), f"a dead delivery has no `lastError`: {rows}")
+    expect(all(isinstance(d.get(k), str) and d.get(k) for d in rows for k in ("id", "status", "createdAt")),
+           f"a delivery row lacks `id`, `status` or `createdAt`: {rows}")
+    expect(event_id in {e.get("id") for e in feed(timeline.org.api)}, f"event {event_id} left the feed")
+
+
+@pytest.mark.req("WH-REPLAY-ONE", "EVT-HEADER-ID")
+@pytest.mark.needs(*NEEDS)
+def test_replay_resends_the_same_event_id(timeline: Timeline, operator, unique) -> None:
+    endpoint, secret = register(timeline.org.api, timeline.contract, timeline.box)
+    timeline.box.fail_next(1, status=500)
+    payout_id = timeline.payout(unique)
+    first = timeline.first_delivery(payout_id)
+    timeline.advance(1.2 * _ladder()[0] + TICK + SLACK)
+    retried = timeline.settle(payout_id, 2)
+    expect(len(retried) == 2 and retried[1].header("whk-id") == first.header("whk-id"),
+           f"the retry carries whk-id {[d.header('whk-id') for d in retried]}, not the first attempt's")
+    delivery = next(d for d in _deliveries(timeline.org.api, endpoint["id"]) if d.get("eventType") == "payout.pending")
+    operator.replay_webhook_delivery(timeline.org.org_id, endpoint["id"], delivery["id"])
+    replayed = timeline.settle(payout_id, 3)
+    expect(len(replayed) == 3, "the replayed delivery was not re-sent")
+    expect(replayed[2].header("whk-id") == first.header("whk-id"),
+           f"the replay carries whk-id {replayed[2].header('whk-id')!r}, not {first.header('whk-id')!r}")
+    verified(replayed[2], secret)
+
+
+@pytest.mark.req("WH-REPLAY-BULK")
+@pytest.mark.needs(*NEEDS)
+def test_bulk_replay_requeues_failed_deliveries(timeline: Timeline, operator, unique) -> None:
+    endpoint, _ = register(timeline.org.api, timeline.contract, timeline.box)
+    timeline.box.fail_next(2, status=500)
+    payouts = [timeline.payout(unique) for _ in range(2)]
+    for payout_id in payouts:
+        timeline.first_delivery(payout_id)
+    now = datetime.now(UTC)
+    window = ((now - timedelta(days=1)).isoformat(), (now + timedelta(days=1)).isoformat())
+    answer = operator.replay_webhook_deliveries(timeline.org.org_id, endpoint["id"], *window, status="failed")
+    expect(answer.get("requeued") == 2, f"bulk replay of the window answered {answer}, not {{requeued: 2}}")
+    for payout_id in payouts:
+        again = timeline.settle(payout_id, 2)
+        expect(len(again) == 2 and again[0].header("whk-id") == again[1].header("whk-id"),
+               f"payout {payout_id}: the bulk replay was not re-sent with the same whk-id")
+
+
+@pytest.mark.req("WH-ROTATE-SECRET", "EVT-HEADER-SIGNATURE")
+@pytest.mark.needs(*NEEDS)
+def test_rotation_signs_with_both_secrets_for_24_hours(timeline: Timeline, operator, unique) -> None:
+    endpoint, old = register(timeline.org.api, timeline.contract, timeline.box)
+    rotated = operator.rotate_webhook_secret(timeline.org.org_id, endpoint["id"])
+    new = rotated.get("secret")
+    expect(isinstance(new, str) and new.startswith("whsec_") and new != old,
+           "rotation answered no new `whsec_` secret")
+    expect(rotated.get("previousValidUntil"), "rotation answered no `previousValidUntil`")
+    during = timeline.first_delivery(timeline.payout(unique))
+    entries = (during.header("whk-signature") or "").split()
+    expect(len([e for e in entries if e.startswith("v1,")]) == 2, f"during the overlap a delivery carries {entries}")
+    expect(verified(during, [new, old]) == [new, old], "the two signatures are not by the new and the old secret")
+    timeline.advance(86400 + 120)
+    after = timeline.first_delivery(timeline.payout(unique))
+    verified(after, new)
+    with pytest.raises(SignatureError):
+        verify(old, after.header("whk-id"), after.header("whk-timestamp"), after.header("whk-signature"), after.body,
+               now=time.time())
+
+
+@pytest.mark.req("WH-AUTO-DISABLE", "EVT-ENDPOINT-DISABLED", "WH-DISABLED-EVENT-OTHERS",
+                 "WH-DISABLED-EVENTS-RECORDED", "WH-RESUME-CLEARS-HEALTH", "WH-ENABLED")
+@pytest.mark.needs(*NEEDS)
+def test_auto_disable_after_three_dead_deliveries_and_five_days(timeline: Timeline, operator, unique,
+                                                                 webhook_receiver_factory) -> None:
+    api = timeline.org.api
+    failing, _ = register(api, timeline.contract, timeline.box)
+    other_box = webhook_receiver_factory()
+    register(api, timeline.contract, other_box)
+    timeline.box.fail_next(10_000, status=500)
+    payouts = [timeline.payout(unique) for _ in range(3)]
+    for payout_id in payouts:
+        timeline.first_delivery(payout_id)
+    for delay in [*_ladder(), 86400 * 2]:
+        timeline.advance(1.2 * delay + TICK + SLACK)
+        timeline.flush()
+    endpoints = {e.get("id"): e for e in (api.op("listWebhookEndpoints").json or {}).get("data", [])}
+    disabled = endpoints.get(failing["id"], {})
+    expect(disabled.get("disabledReason") == "auto_disabled_after_failures",
+           f"after three dead deliveries and five days the endpoint shows {disabled}")
+    notice = other_box.wait_for(lambda ds: any(b"webhook_endpoint.disabled" in d.body for d in ds), 5,
+                                flush=timeline.flush)
+    expect(any(b"webhook_endpoint.disabled" in d.body for d in notice),
+           "the other endpoint received no `webhook_endpoint.disabled`")
+    sent_before = len(timeline.box.snapshot())
+    quiet = timeline.payout(unique)
+    other_box.wait_for(lambda ds: any(about(d, "payoutId", quiet) for d in ds), 5, flush=timeline.flush)
+    expect(len(timeline.box.snapshot()) == sent_before, "the disabled endpoint still received deliveries")
+    expect(any(isinstance(e.get("data"), dict) and e["data"].get("payoutId") == quiet for e in feed(api)),
+           "an event of the disabled period is missing from the feed")
+    resumed = operator.set_webhook_endpoint_enabled(timeline.org.org_id, failing["id"], True)
+    expect(not resumed.get("disabledReason") and not resumed.get("consecutiveFailures"),
+           f"resuming did not clear the endpoint's health: {resumed}")
+
+
+@pytest.mark.req("WH-ENABLED-PAUSED", "WH-ENABLED")
+@pytest.mark.needs(*NEEDS)
+def test_paused_endpoint_receives_nothing_and_resumes_with_its_secret(timeline: Timeline, operator, unique) -> None:
+    endpoint, secret = register(timeline.org.api, timeline.contract, timeline.box)
+    operator.set_webhook_endpoint_enabled(timeline.org.org_id, endpoint["id"], False)
+    paused = timeline.payout(unique)
+    expect(not timeline.settle(paused, 1, timeout=1.0), "a paused endpoint received a delivery")
+    operator.set_webhook_endpoint_enabled(timeline.org.org_id, endpoint["id"], True)
+    verified(timeline.first_delivery(timeline.payout(unique)), secret)
+
+
+@pytest.mark.req("WH-DELETE")
+@pytest.mark.needs(*NEEDS)
+def test_deleted_endpoint_is_gone(timeline: Timeline, operator, unique) -> None:
+    endpoint, _ = register(timeline.org.api, timeline.contract, timeline.box)
+    operator.delete_webhook_endpoint(timeline.org.org_id, endpoint["id"])
+    listed = (timeline.org.api.op("listWebhookEndpoints").json or {}).get("data", [])
+    expect(endpoint["id"] not in {e.get("id") for e in listed}, "a deleted endpoint is still listed")
+    gone = timeline.payout(unique)
+    expect(not timeline.settle(gone, 1, timeout=1.0), "a deleted endpoint still received a delivery")

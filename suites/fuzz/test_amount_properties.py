@@ -1,0 +1,70 @@
+"""Property: a zero or negative amount is refused with a 400.
+
+Errors, BAD_REQUEST: "Non-field 400 (expired quote, above corridor maximum, non-positive amount, ...)". The
+amounts are the request fields the contract declares as decimal strings; the requests are the profile's
+example bodies of the fuzzed operations that need nothing but a unique name (creating a product, topping up
+the sandbox), with the amount replaced by zero or a negative value in whole cents. A refusal typed
+VALIDATION_ERROR is tolerated: a field check that catches the sign first still refuses the request.
+The stateless fuzz checks the same rule on every generated request (``checks.py``); this test makes sure
+the rule is exercised on every run, whatever the generator draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from payconform import fuzz
+from payconform.client import Api
+from payconform.contract import Contract, current
+from payconform.expect import expect_error
+
+SESSION = fuzz.current()
+UNIQUE = "{unique}"
+
+
+def _sendable(body: Any) -> bool:
+    """Whether a profile example body has no placeholder other than {unique}."""
+    if isinstance(body, dict):
+        return all(_sendable(v) for v in body.values())
+    return not (isinstance(body, str) and "{" in body and body != UNIQUE)
+
+
+def _cases() -> list:
+    contract = current() or Contract.load()
+    ops = contract.profile.get("operations") or {}
+    return [pytest.param(op_id, name, id=f"{op_id}.{name}")
+            for doc in fuzz.DOCUMENTS for op_id in SESSION.operations(doc)
+            for name in sorted(SESSION.amount_fields(op_id))
+            if isinstance((ops.get(op_id) or {}).get("body"), dict) and _sendable(ops[op_id]["body"])
+            and str(ops[op_id].get("method", "")).upper() == "POST"]
+
+
+def _filled(body: Any, unique: Callable[[str], str]) -> Any:
+    if isinstance(body, dict):
+        return {k: _filled(v, unique) for k, v in body.items()}
+    return unique("fz") if body == UNIQUE else body
+
+
+non_positive = st.integers(min_value=-(10**17) + 1, max_value=0).map(
+    lambda cents: "0" if cents == 0 else f"-{-cents // 100}.{-cents % 100:02d}")
+
+
+@pytest.mark.req("ERR-BAD-REQUEST")
+@pytest.mark.parametrize(("op_id", "field"), _cases())
+@SESSION.settings.hypothesis_settings()
+@given(amount=non_positive)
+@example(amount="0")
+@example(amount="0.00")
+@example(amount="-0.01")
+@example(amount="-150.00")
+def test_non_positive_amount_is_refused(api: Api, contract: Contract, unique: Callable[[str], str],
+                                        op_id: str, field: str, amount: str) -> None:
+    """The operation's example body with ``field`` set to ``amount`` (zero or negative) is answered 400."""
+    body = {**_filled(contract.operation(op_id)["body"], unique), field: amount}
+    ex = api.op(op_id, json=body)
+    expect_error(ex, 400, {"BAD_REQUEST", "VALIDATION_ERROR"}, f"{op_id} with {field}={amount!r}")

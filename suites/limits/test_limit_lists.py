@@ -1,0 +1,132 @@
+"""Limits, row `limit`, per list route, parametrized from contract/catalog/limits.yaml (`list_limits.routes`).
+
+"| `limit` | balance history 1-500 (default 100, clamped); balance transactions 1-100 (default 100, refused
+out of range); audit events 1-100 (default 50); payments on a link 1-100 (default 20, clamped or defaulted)
+| list routes |". The catalog's `out_of_range` says what each route does outside its range: `clamp` (never a
+400), `refuse` (400 VALIDATION_ERROR naming `limit`), `not_shown` (any answer but a 5xx). Routes are tested
+when `suites/conventions/lists.py` can fill them; payments on a link are tested with checkout
+(`suites/endpoints/test_checkout_payments.py`). Each test fills a fresh organization, so the list holds
+exactly its rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from payconform.client import Api
+from payconform.contract import Contract, current
+from payconform.expect import expect, expect_error, expect_status
+from payconform.paging import Pager
+
+from ..conventions.lists import SEEDS
+from ..conventions.support import names_field
+
+PLAIN_INTEGER = re.compile(r"^-?[0-9]+$")
+ABOVE_DEFAULT = 21  # rows: more than any mistaken small default (20) yet cheap to make
+ROUTES_REQ = "LIMIT-LIST-ROUTES"
+
+
+def _routes(req: Callable[[dict], tuple[str, ...]], only: Callable[[dict], bool] = lambda r: True) -> list:
+    contract = current() or Contract.load()
+    routes = (contract.limits.get("list_limits") or {}).get("routes") or []
+    return [pytest.param(r, id=r["name"], marks=pytest.mark.req(*req(r)))
+            for r in routes if r.get("operation") in SEEDS and only(r)]
+
+
+def _default_reqs(route: dict) -> tuple[str, ...]:
+    return tuple(x for x in route.get("also", []) if x.endswith("-DEFAULT")) or (route["requirement"],)
+
+
+def _filled(fresh_org, contract: Contract, unique, route: dict, rows: int) -> Pager:
+    api = fresh_org().api
+    SEEDS[route["operation"]].make(api, contract, unique, rows)
+    return Pager(api, contract, route["operation"])
+
+
+def _too_short(route: dict, value: int, got: int, want: int) -> str:
+    return f"limit={value} gave {got} rows of {want} expected: {route['spec']}"
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.parametrize("route", _routes(_default_reqs))
+def test_default_page_size(fresh_org, contract: Contract, unique, route: dict) -> None:
+    """Without `limit`, a page holds the route's default number of rows (all of them when there are fewer)."""
+    pager = _filled(fresh_org, contract, unique, route, ABOVE_DEFAULT)
+    whole = pager.page(limit=route["max"], what="reading the whole list")
+    page = pager.page(what="reading without `limit`")
+    want = min(len(whole.items), route["default"])
+    expect(len(page.items) == want, f"without `limit` the page holds {len(page.items)} of {len(whole.items)} "
+           f"rows; the default is {route['default']}: {route['spec']}", page.ex)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.parametrize("route", _routes(lambda r: (ROUTES_REQ,)))
+def test_limit_in_range_is_honoured(fresh_org, contract: Contract, unique, route: dict) -> None:
+    """`limit=1` gives one row of several; `limit=max` gives every row of a shorter list."""
+    pager = _filled(fresh_org, contract, unique, route, 3)
+    whole = pager.page(limit=route["max"], what=f"limit={route['max']}")
+    expect(len(whole.items) >= 3, f"limit={route['max']} over 3 new rows gave {len(whole.items)}", whole.ex)
+    one = pager.page(limit=route["min"], what=f"limit={route['min']}")
+    expect(len(one.items) == route["min"], _too_short(route, route["min"], len(one.items), route["min"]), one.ex)
+
+
+@pytest.mark.needs("operator")
+@pytest.mark.parametrize("route", _routes(lambda r: (r["requirement"],), lambda r: r["out_of_range"] != "not_shown"))
+@pytest.mark.parametrize("value", [0, -1, "above"])
+def test_out_of_range(fresh_org, contract: Contract, unique, route: dict, value: int | str) -> None:
+    """Zero, negative and above the maximum: clamped into range on a `clamp` route (a page no longer than the
+    clamped value, never a 400), a 400 VALIDATION_ERROR naming `limit` on a `refuse` route."""
+    limit = route["max"] + 1 if value == "above" else int(value)
+    pager = _filled(fresh_org, contract, unique, route, 2)
+    ex = pager.request(limit=limit)
+    if route["out_of_range"] == "refuse":
+        body = expect_error(ex, 400, "VALIDATION_ERROR", f"limit={limit}: {route['spec']}")
+        expect(names_field(body.get("errors"), "limit"), f"`errors` does not name `limit`: {body.get('errors')!r}", ex)
+        return
+    expect_status(ex, 200, f"limit={limit} is clamped, never refused: {route['spec']}")
+    clamped = max(route["min"], min(route["max"], limit))
+    items = ex.json.get(pager.shape.items) if isinstance(ex.json, dict) else None
+    expect(isinstance(items, list) and len(items) == min(2, clamped),
+           f"limit={limit} clamps to {clamped}: a page of {min(2, clamped)} of 2 rows, got "
+           f"{len(items) if isinstance(items, list) else items!r}", ex)
+
+
+LIMIT_VALUES = st.one_of(st.integers(), st.text(max_size=6), st.lists(st.integers(-5, 600), min_size=2, max_size=3))
+
+
+@pytest.mark.parametrize("route", _routes(lambda r: (ROUTES_REQ, r["requirement"])))
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=LIMIT_VALUES)
+@example(value=1)
+@example(value="abc")
+@example(value=[1, 2])
+@example(value=10**30)
+def test_any_limit_value(api: Api, contract: Contract, route: dict, value: int | str | list[int]) -> None:
+    """Any `limit` (integer, text, repeated): the route's rule for an integer; otherwise 200 or a 400
+    VALIDATION_ERROR naming `limit` (the spec says nothing of non-numeric or repeated values here), never 5xx."""
+    pager = Pager(api, contract, route["operation"])
+    values = value if isinstance(value, list) else [value]
+    ex = pager.request(extra=[("limit", str(v)) for v in values])
+    integer = _integer(value)
+    low, high = route["min"], route["max"]
+    if integer is not None and route["out_of_range"] == "refuse" and not low <= integer <= high:
+        expect_error(ex, 400, "VALIDATION_ERROR", f"limit={value!r}: {route['spec']}")
+    elif integer is not None and (route["out_of_range"] == "clamp" or low <= integer <= high):
+        page = pager.parse(ex, f"limit={value!r}: {route['spec']}")
+        allowed = max(low, min(high, integer))
+        expect(len(page.items) <= allowed, f"limit={value!r} gave {len(page.items)} rows, more than {allowed}", page.ex)
+    elif ex.status != 200:
+        body = expect_error(ex, 400, "VALIDATION_ERROR", f"limit={value!r} answered neither 200 nor 400")
+        expect(names_field(body.get("errors"), "limit"), f"`errors` does not name `limit`: {body.get('errors')!r}", ex)
+
+
+def _integer(value: int | str | list[int]) -> int | None:
+    """The integer a single `limit` value spells in plain decimal digits, else None."""
+    if isinstance(value, int):
+        return value
+    return int(value) if isinstance(value, str) and PLAIN_INTEGER.match(value) else None

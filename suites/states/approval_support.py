@@ -1,0 +1,66 @@
+"""Payouts held for approvers: the 202 `pending_approval` answer, the approval read with an API key, and the
+payouts (not) made from it.
+
+What makes a payout need approval and the 202 body come from the profile (`sandbox.approval`): the spec
+shows the 202 with `pending_approval` but neither the threshold nor the body. Decisions are dashboard
+actions, so tests ask the operator (`approve_payout`, `reject_payout`).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, NamedTuple
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+
+from ..endpoints.factories import fund_sandbox
+from ..errors.idempotency_support import payouts_with_reference
+from .payout_support import Unique, payout_body, scenario_destination
+
+
+class Held(NamedTuple):
+    approval_id: str
+    reference: str
+    answer: Exchange
+
+
+def policy(contract: Contract) -> dict[str, Any]:
+    return contract.profile["sandbox"]["approval"]
+
+
+def fund_for_threshold(api: Api, contract: Contract) -> None:
+    """Top the balance up past the approval threshold, so an approved payout can be paid."""
+    threshold = Decimal(policy(contract)["threshold"])
+    top_up = Decimal(contract.profile["sandbox"]["top_up"]["amount"])
+    for _ in range(int(threshold / top_up) + 1):
+        fund_sandbox(api, contract)
+
+
+def hold(api: Api, contract: Contract, unique: Unique, amount: str | None = None) -> Held:
+    """A payout at the approval threshold: 202, `pending_approval`, an approval id."""
+    reference = unique("ref")
+    destination = scenario_destination(api, contract, unique)
+    payload = payout_body(contract, destination, reference, sourceAmount=amount or policy(contract)["threshold"])
+    ex = api.op("createPayout", json=payload)
+    expect_status(ex, 202, "a payout an approval threshold applies to")
+    answer = policy(contract)["answer"]
+    values = [v for v in ex.json.values() if isinstance(v, str)] if isinstance(ex.json, dict) else []
+    expect(answer["status_value"] in values, f"the 202 answer does not say {answer['status_value']!r}", ex)
+    approval_id = ex.json.get(answer["approval_id"])
+    expect(isinstance(approval_id, str) and approval_id, f"the 202 answer has no `{answer['approval_id']}`", ex)
+    return Held(approval_id, reference, ex)
+
+
+def read_approval(api: Api, approval_id: str) -> Exchange:
+    ex = api.op("getPayoutApproval", approvalId=approval_id)
+    expect_status(ex, 200, "reading the approval with an API key")
+    expect(isinstance(ex.json, dict) and ex.json.get("id") == approval_id,
+           f"GET /payouts/approvals/{approval_id} answered another approval or no `id`", ex)
+    return ex
+
+
+def paid(api: Api, contract: Contract, reference: str) -> list[dict]:
+    """The payouts made with `reference` (GET /orders?reference=)."""
+    return payouts_with_reference(api, contract, reference)

@@ -1,0 +1,170 @@
+"""Unit tests of payconform.fuzz: settings, contract-derived fields, hooks, failure reports (no server)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, NoReturn
+
+import pytest
+import yaml
+from schemathesis import openapi
+from schemathesis.core.failures import CustomFailure
+from schemathesis.errors import FailureGroup
+
+from payconform import fuzz, paths
+from payconform.client import SafetyError
+from payconform.contract import Contract
+from payconform.pacing import NoPacer
+from payconform.redact import Redactor
+
+KEY_A = "svc_test_" + "a" * 32 + "_" + "A" * 43
+KEY_B = "svc_test_" + "b" * 32 + "_" + "B" * 43
+LIVE = "svc_live_" + "c" * 32 + "_" + "C" * 43
+PRODUCTS = "/checkout/organizations/{orgId}/products"
+
+
+class CountingPacer(NoPacer):
+    """Records acquisitions; `least_loaded` answers the last key of the pool."""
+
+    def __init__(self) -> None:
+        self.acquired: list[str | None] = []
+
+    def acquire(self, credential: str | None) -> float:
+        self.acquired.append(credential)
+        return 0.0
+
+    def least_loaded(self, pool: Iterable[str]) -> str:
+        return list(pool)[-1]
+
+
+@pytest.fixture
+def settings_file(tmp_path: Path) -> Path:
+    path = tmp_path / "fuzz.yaml"
+    path.write_text(yaml.safe_dump({
+        "include_operations": {"payouts": ["getBalance", "createPayout"], "checkout": ["createCheckoutProduct"]},
+        "exclude_operations": ["createPayout"],
+        "examples_per_operation": 7, "stateful_steps": 3, "max_requests": 2,
+        "schemathesis": {"checks": {"unsupported_method": {"enabled": False}},
+                         "output": {"sanitization": {"sensitive-markers": ["token", "secret"]}}},
+        "check_requirements": {"not_a_server_error": ["ERR-VALIDATION-ERROR"]},
+    }))
+    return path
+
+
+@pytest.fixture
+def session(settings_file: Path) -> fuzz.FuzzSession:
+    target = SimpleNamespace(base_url="http://127.0.0.1:9/business/api/v1", org_id="org1", pool=[KEY_A, KEY_B],
+                             request_timeout=5)
+    return fuzz.FuzzSession(fuzz.FuzzSettings.load(settings_file), target, Contract.load(), CountingPacer(),
+                            Redactor([KEY_A, KEY_B, LIVE]))
+
+
+def product_case(session: fuzz.FuzzSession, headers: dict, body: dict | None = None) -> Any:
+    operation = session.schema("checkout")[PRODUCTS]["POST"]
+    return operation.Case(path_parameters={"orgId": "other"}, headers=headers,
+                          body=body or {"name": "n", "currency": "USD", "unitAmount": "-1"})
+
+
+def test_settings_overrides_and_budget(settings_file: Path) -> None:
+    s = fuzz.FuzzSettings.load(settings_file, {"include_operations": "all"}, budget=30, max_requests=9)
+    assert (s.examples, s.max_requests, s.stateful_steps) == (30, 9, 3)
+    assert s.operations("payouts", ["getBalance", "createPayout", "listPayouts"]) == ["getBalance", "listPayouts"]
+    narrow = fuzz.FuzzSettings.load(settings_file)
+    assert narrow.operations("payouts", ["getBalance", "createPayout", "listPayouts"]) == ["getBalance"]
+    assert narrow.operations("checkout", ["createCheckoutProduct", "getCheckoutProduct"]) == ["createCheckoutProduct"]
+
+
+def test_hypothesis_settings_are_reproducible_and_bounded(settings_file: Path) -> None:
+    h = fuzz.FuzzSettings.load(settings_file).hypothesis_settings()
+    assert h.derandomize and h.max_examples == 7 and h.database is None
+    assert "shrink" not in {p.name for p in h.phases}
+
+
+def test_money_and_amount_fields_come_from_the_contract(session: fuzz.FuzzSession) -> None:
+    assert {"unitAmount", "sourceAmount", "amount"} <= session.money_fields
+    assert session.amount_fields("createCheckoutProduct") == {"unitAmount"}
+    assert session.amount_fields("getBalance") == frozenset()
+
+
+def test_profile_examples_become_dictionaries(session: fuzz.FuzzSession) -> None:
+    values = session.example_values()
+    assert "USD" in values["body.currency"]
+    assert all("{" not in v for vs in values.values() for v in vs)
+
+
+def test_schema_is_narrowed_to_the_fuzzed_operations(session: fuzz.FuzzSession) -> None:
+    ops = [r.ok().definition.raw["operationId"] for r in session.schema("payouts").get_all_operations()]
+    assert ops == ["getBalance"]
+
+
+def test_before_call_refreshes_valid_keys_rotates_the_pool_and_paces(session: fuzz.FuzzSession) -> None:
+    case = product_case(session, {"x-api-key": KEY_A, "Idempotency-Key": "abc"})
+    session.before_call(case)
+    assert case.headers["Idempotency-Key"].startswith("pc-") and case.headers["Idempotency-Key"] != "abc"
+    assert case.headers["x-api-key"] == KEY_B and session.pacer.acquired == [KEY_B]
+    assert case.path_parameters["orgId"] == "org1"
+    invalid = product_case(session, {"x-api-key": KEY_A, "Idempotency-Key": "not valid!"})
+    session.before_call(invalid)
+    assert invalid.headers["Idempotency-Key"] == "not valid!"
+
+
+def test_before_call_refuses_live_key_writes_and_stops_at_the_cap(session: fuzz.FuzzSession) -> None:
+    with pytest.raises(SafetyError):
+        session.before_call(product_case(session, {"x-api-key": LIVE}))
+    session.before_call(product_case(session, {}))
+    with pytest.raises(pytest.skip.Exception, match="--fuzz-max-requests"):
+        session.before_call(product_case(session, {}))
+
+
+def test_failure_report_names_requirement_reproduction_and_request_id(session: fuzz.FuzzSession) -> None:
+    case = product_case(session, {"x-api-key": KEY_A, "Idempotency-Key": "k1"})
+    violation = fuzz.SpecViolation("ERR-BAD-REQUEST", "a non-positive amount was accepted")
+    group = FailureGroup([CustomFailure(operation=case.operation.label, title="payconform_x", message=str(violation),
+                                        exception=violation)])
+    response = SimpleNamespace(status_code=201, content=b'{"id":"p1"}', headers={"x-request-id": ["req_1"]})
+    text = session.describe(case, response, group)
+    assert text.startswith("[ERR-BAD-REQUEST] ")
+    assert "a non-positive amount was accepted" in text and "x-request-id: req_1" in text
+    assert '"x-api-key:""$PAYCONFORM_API_KEY"' in text and "curl -X POST" in text
+    assert Redactor().redact(text) == text  # the report's redaction leaves the reproduction pasteable
+    assert KEY_A not in text
+    assert "Idempotency-Key: k1" in text
+
+
+def test_first_failure_is_kept_and_nothing_more_is_sent(session: fuzz.FuzzSession,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    case = product_case(session, {"x-api-key": KEY_A})
+    violation = fuzz.SpecViolation("ERRBODY-SHAPE", "bad")
+    group = FailureGroup([CustomFailure(operation="op", title="payconform_x", message="bad", exception=violation)])
+
+    def fail(*args: object, **kwargs: object) -> NoReturn:
+        raise group
+
+    monkeypatch.setattr(type(case), "validate_response", fail)
+    session.validate(case, SimpleNamespace(status_code=400, content=b"{}", headers={}))
+    session.run_case(case, anon=None)  # would need a probe and a request: returns before either
+    text = session.take_failure("")
+    assert text.startswith("[ERRBODY-SHAPE] ") and "what happened: payconform_x: bad" in text
+    assert session.take_failure("") is None
+
+
+def test_fuzz_yaml_names_only_known_requirements() -> None:
+    from suites.fuzz.checks import REQUIREMENTS
+
+    known = Contract.load().requirements
+    data = yaml.safe_load((paths.suites_dir() / "fuzz" / "fuzz.yaml").read_text())
+    named = set(REQUIREMENTS)
+    for ids in [*data["check_requirements"].values(), *data["operation_requirements"].values()]:
+        named.update(ids)
+    assert named and not named - set(known), f"unknown requirement ids: {sorted(named - set(known))}"
+    for doc, ops in data["include_operations"].items():
+        document = yaml.safe_load((paths.contract_dir() / f"{doc}.openapi.yaml").read_text())
+        assert set(ops) <= set(fuzz.operation_ids(document)), f"{doc}: unknown operation ids"
+
+
+def test_loads_the_shipped_settings() -> None:
+    s = fuzz.FuzzSettings.load(fuzz.settings_path())
+    assert s.examples >= 1 and s.max_requests >= 1
+    assert openapi.from_path(paths.contract_dir() / "payouts.openapi.yaml") is not None

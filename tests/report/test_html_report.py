@@ -1,0 +1,78 @@
+"""The HTML report: self-contained, in the spec's order, every verdict, failures readable at a glance."""
+
+from __future__ import annotations
+
+import re
+
+from payconform.redact import Redactor
+from payconform.report import render, split_message
+
+from .conftest import CONTRACT, SECRET
+
+
+def test_header_verdict_and_coverage(results):
+    html = render(results, CONTRACT)
+    assert "http://127.0.0.1:9/business/api/v1" in html and "contract version 1" in html
+    assert "2026-11-22T10:00:00+00:00" in html
+    assert re.search(r'id="overall">failed<', html)
+    assert re.search(r'id="coverage">1 / 4<', html)  # 6 requirements, 2 not testable / not specified
+
+
+def test_parts_in_the_spec_order_each_with_a_bar(results):
+    html = render(results, CONTRACT)
+    slugs = re.findall(r'<section class="part" id="part-([a-z]+)"', html)
+    assert slugs == [p["slug"] for p in CONTRACT.parts] and len(slugs) == 9
+    assert html.count('class="bar"') == 9
+
+
+def test_every_verdict_is_labelled(results):
+    html = render(results, CONTRACT)
+    for label in ("passed", "failed", "warning (approximate timing)", "needs operator", "not testable",
+                  "not specified by the spec"):
+        assert f">{label}</span>" in html, label
+    assert "needs operator: cannot revoke_key" in html  # the skip reason
+    assert "profile: fundSandbox" in html  # tests depending on a profile operation are marked
+
+
+def test_a_failure_shows_expected_seen_transcript_and_request_id(results):
+    html = render(results, CONTRACT)
+    block = html[html.index('id="req-ERR-B"'):html.index('id="part-limits"')]
+    assert "409 IDEMPOTENCY_KEY_REUSED" in block and "-&gt; 201" in block
+    assert "<code>req_fail_42</code>" in block and "transcript (1 exchanges" in block
+    assert 'href="#req-ERR-B"' in html  # listed among the failed requirements at the top
+
+
+def test_split_message():
+    from .conftest import FAILURE_MESSAGE
+
+    parts = split_message(FAILURE_MESSAGE)
+    assert parts["requirements"].startswith("[ERR-B]")
+    assert parts["expected"] == "409 IDEMPOTENCY_KEY_REUSED"
+    assert parts["seen"].startswith("POST ") and "x-request-id: req_fail_42" in parts["seen"]
+
+
+def test_self_contained_and_escaped(results):
+    results["requirements"][0]["quote"] = "<script>alert(1)</script>"
+    html = render(results, CONTRACT)
+    assert "<script>alert(1)" not in html and "&lt;script&gt;" in html
+    assert not re.search(r'<(link|img|iframe)\b|\bsrc=|url\(|@import|https?://(?!127\.0\.0\.1)', html)
+    assert html.count("<script>") == 1  # the inline filter script only
+
+
+def test_the_redactor_runs_over_the_html(results):
+    results["tests"][1]["message"] += f"\nkey {SECRET}"
+    html = render(results, CONTRACT, Redactor([SECRET]))
+    assert SECRET not in html
+
+
+def test_the_gate_and_expected_failures_are_shown(results):
+    from payconform import baseline
+
+    entries = [baseline.Entry("suites/errors/test_replay.py::test_replay_conflict", "failed", "ticket PAY-12",
+                              ["ERR-B"])]
+    html = render(baseline.apply(results, entries, CONTRACT, "gate.yaml"), CONTRACT)
+    gate = html[html.index('id="gate"'):html.index('id="filters"')]
+    assert "gate.yaml" in gate and ": failed</b>" in gate and "unexpected skip" in gate
+    assert re.search(r'id="overall">failed<', html)
+    block = html[html.index('id="req-ERR-B"'):html.index('id="part-limits"')]
+    assert ">expected failure</span>" in block and "baseline: ticket PAY-12" in block
