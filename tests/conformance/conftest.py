@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -73,9 +74,9 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
     """Start a (possibly mutant) reference server, provision it, and run the suites against it."""
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
-    with RefServer(mutant=mutant) as server:
+    with RefServer(mutant=mutant) as server, tempfile.TemporaryDirectory(prefix="payconform-target-") as private:
         target = provision_reference(server)
-        target_file = target.dump(out_dir / "target.yaml")
+        target_file = target.dump(Path(private) / "target.yaml")
         report_dir = out_dir / "report"
         shutil.rmtree(report_dir, ignore_errors=True)
         cmd = (_selected_run(select, files or [], target_file, report_dir) if select
@@ -83,7 +84,6 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
         secrets = [*target.secrets(), server.operator_token]
-    target_file.unlink()
     results_file = report_dir / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
     return SuiteRun(name, proc.returncode, proc.stdout + proc.stderr, report_dir, secrets, results)
