@@ -63,6 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fuzz-budget", type=int, metavar="N",
                      help="fuzz phase: generated requests per operation (default 5, about a minute against the "
                           "reference); raise it for a deeper, longer run")
+    run.add_argument("--fuzz-max-requests", type=int, metavar="N",
+                     help="fuzz phase: at most N requests in all (default 10000; 0: no cap)")
+    run.add_argument("--fuzz-seed", type=int, metavar="N",
+                     help="fuzz phase: seed of the generated cases (default: a fixed seed, printed in the run's "
+                          "header and in every fuzz failure)")
     run.add_argument("--list", action="store_true",
                      help="list the selected requirements and their tests without running anything")
     run.add_argument("--baseline", metavar="FILE",
@@ -286,8 +291,10 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             cmd.append("--run-slow")
         if ns.select:
             cmd += ["--select", ns.select]
-        if ns.fuzz_budget is not None:
-            cmd += ["--fuzz-budget", str(ns.fuzz_budget)]
+        for flag, value in (("--fuzz-budget", ns.fuzz_budget), ("--fuzz-max-requests", ns.fuzz_max_requests),
+                            ("--fuzz-seed", ns.fuzz_seed)):
+            if value is not None:
+                cmd += [flag, str(value)]
         cmd += extra
         env = dict(os.environ)
         proc = subprocess.Popen(cmd, env=env)

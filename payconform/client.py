@@ -9,8 +9,9 @@
   raw path that go out, unless the caller brought its own ``X-Svc-Signature`` / ``X-Svc-Request-Id``;
 - every request is paced under the target's rate limit (``payconform.pacing``); a 429 is retried after
   ``Retry-After`` (at most 2 retries, at most 65 s each) unless the call says ``raw=True``;
-- a live key never moves money and never writes to checkout (``SafetyError`` before sending), and no
-  request leaves the target's host;
+- a live key never moves money and never writes to checkout (``SafetyError`` before sending), except one
+  ``op(..., allow_live_refusal=True)`` of a sandbox-only operation that moves no money (a refusal the spec
+  promises); no request leaves the target's host;
 - a hang, a dropped connection, garbage or a body over 1 MiB is a ``TargetError`` (an AssertionError)
   whose message names what happened, the request line and the x-request-id;
 - every exchange is appended, redacted and truncated, to the current test's transcript.
@@ -170,6 +171,12 @@ def _is_money_or_checkout_write(method: str, path: str, op: Mapping | None) -> b
     return any(part in p for part in MONEY_PATH_PARTS)
 
 
+def _promised_live_refusal(op: Mapping | None) -> bool:
+    """A sandbox-only operation that moves no money: the spec promises a live key 400 LIVE_MODE_UNSUPPORTED."""
+    return (op is not None and bool(op.get("sandbox_only"))
+            and not (op.get("money_write") or op.get("moves_money")))
+
+
 class Api:
     """HTTP client bound to a target, a credential and an organization."""
 
@@ -271,8 +278,14 @@ class Api:
 
     def op(self, op_id: str, *, json: Any = _NO_BODY, content: bytes | str | None = None, params: Any = None,
            headers: Mapping[str, str] | None = None, idempotency_key: Any = AUTO, credential: Any = AUTO,
-           raw: bool = False, timeout: float | None = None, **path_params: Any) -> Exchange:
-        """Call a named operation; method, path and idempotency come from the merged profile."""
+           raw: bool = False, timeout: float | None = None, allow_live_refusal: bool = False,
+           **path_params: Any) -> Exchange:
+        """Call a named operation; method, path and idempotency come from the merged profile.
+
+        ``allow_live_refusal=True`` lets a live key through the guard for one call of an operation the profile
+        marks ``sandbox_only`` and neither ``money_write`` nor ``moves_money``: a write the spec promises to
+        refuse (400 ``LIVE_MODE_UNSUPPORTED``) and that cannot move money. Every other live write is refused.
+        """
         contract = self.contract
         if contract is None:
             raise LookupError(f"operation {op_id!r}: no contract loaded (contract/profile.default.yaml)")
@@ -296,7 +309,7 @@ class Api:
                 rec.use_op(op_id)
         return self._send(method, path, json=json, content=content, params=params, headers=headers,
                           idempotency_key=idempotency_key, credential=credential, raw=raw, timeout=timeout,
-                          op_id=op_id, op=op)
+                          op_id=op_id, op=op, allow_live_refusal=allow_live_refusal)
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -314,7 +327,7 @@ class Api:
 
     def _send(self, method: str, path: str, *, json: Any, content: Any, params: Any, headers: Mapping | None,
               idempotency_key: Any, credential: Any, raw: bool, timeout: float | None, op_id: str | None,
-              op: Mapping | None) -> Exchange:
+              op: Mapping | None, allow_live_refusal: bool = False) -> Exchange:
         url = self._url(path)
         own: dict[str, str] = {}
         body: bytes = b""
@@ -347,7 +360,8 @@ class Api:
         hdrs = httpx.Headers([(k, v if v.isascii() else v.encode("utf-8")) for k, v in pairs])
 
         sent_key = hdrs.get("x-api-key")
-        if sent_key and sent_key.strip().startswith(LIVE_PREFIXES) and _is_money_or_checkout_write(method, url, op):
+        if (sent_key and sent_key.strip().startswith(LIVE_PREFIXES) and _is_money_or_checkout_write(method, url, op)
+                and not (allow_live_refusal and _promised_live_refusal(op))):
             raise SafetyError(
                 f"refusing to send {method} {self.redactor.redact(url)} with a live key: "
                 "a live key never moves money or writes to checkout"
@@ -356,7 +370,7 @@ class Api:
         attempts = 0
         while True:
             attempts += 1
-            self.pacer.acquire(sent_key)
+            self.pacer.acquire(sent_key, method, url)
             ex = self._attempt(method, url, hdrs, body, params, timeout, op_id, attempts)
             if ex.status != 429 or raw or attempts > MAX_429_RETRIES:
                 return ex

@@ -5,17 +5,20 @@ harness:
 
 - ``FuzzSettings``: ``suites/fuzz/fuzz.yaml`` (operations to fuzz, schemathesis settings, the requirement
   each built-in check stands for), deep-merged with the target's ``profile: {fuzz: ...}`` and the command
-  line budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` per process).
+  line budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` in all, split evenly
+  over the xdist workers) and seed (``--fuzz-seed N``).
 - ``FuzzSession.schema(doc)``: a contract document loaded with the target's base URL and organization id,
-  narrowed to the operations to fuzz, with a fixed seed (and derandomized Hypothesis settings) so that a run
-  finds the same failures every time - the kill matrix depends on it.
+  narrowed to the operations to fuzz, with a fixed seed (``SEED`` unless ``--fuzz-seed`` names another; it
+  is printed in the run's header and in every fuzz failure) so that a run finds the same failures every
+  time - the kill matrix depends on it, and a failing run can be reproduced.
 - Credentials come from the target's pool of equivalent test keys through a schemathesis auth provider (so
   schemathesis knows they are real and never re-adds one to a request that deliberately omits it), the
   least used key for each case, which spreads the load the way the ``api`` fixture does.
 - Global ``before_call``/``after_call`` hooks (schemathesis registers ``before_call`` globally only): a fresh
   valid ``Idempotency-Key`` per call (generated ones repeat and would replay stored answers; an invalid or
-  missing one is left alone so negative tests still mean something), pacing through the harness pacer, the
-  live-key guard, the per-process request cap, and each exchange in the test's transcript (redacted).
+  missing one is left alone so negative tests still mean something), the live-key guard, the per-process
+  request cap, and each exchange in the test's transcript (redacted). Pacing through the harness pacer wraps
+  schemathesis' requests transport, so the probes its checks send past the hooks are paced too.
 - ``run_case`` / ``run_stateful``: an operation whose own path answers 404 ``ROUTE_NOT_FOUND`` is skipped as
   not implemented by the target; the first failure of a test is recorded with the requirement it breaks,
   what the target answered, a curl reproduction (the credential replaced by ``$PAYCONFORM_API_KEY``) and
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shlex
 import time
@@ -41,6 +45,7 @@ import schemathesis
 import yaml
 from schemathesis import openapi
 from schemathesis.errors import FailureGroup
+from schemathesis.transport.requests import REQUESTS_TRANSPORT
 
 from . import contract as _contract
 from . import paths
@@ -52,9 +57,11 @@ from .client import (
     SafetyError,
     new_idempotency_key,
 )
+from .plugin import DEFAULT_TIMEOUT
+from .plugin import FUZZ_SEED as SEED
+from .properties import request_settings
 from .redact import MASK
 
-SEED = 20240601  # fixed: the same run generates the same cases
 DOCUMENTS = ("payouts", "checkout")
 IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,255}$")
 API_KEY_HEADER = "x-api-key"
@@ -62,9 +69,9 @@ PLACEHOLDER_BASE_URL = "http://127.0.0.1:9/business/api/v1"  # no target: the pl
 PROBE_ID = "pc-probe"
 TRANSCRIPT_BODY = 2048
 MAX_FAILURE_TEXT = 1500
+SECONDS_PER_REQUEST = 2
 EXAMPLE_PROBABILITY = 0.7  # how often a generated body field takes a value from the profile's examples
 DECIMAL_STRING_REF = "#/components/schemas/DecimalString"
-_HEALTH_CHECKS = list(hypothesis.HealthCheck)
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -88,14 +95,15 @@ class FuzzSettings:
     exclude: list[str]
     examples: int
     stateful_steps: int
-    max_requests: int
+    max_requests: int  # in all: each of the run's processes may send its share
     schemathesis: dict[str, Any]
     check_requirements: dict[str, list[str]]
     operation_requirements: dict[str, list[str]]
+    seed: int = SEED
 
     @classmethod
     def load(cls, path: Path, overrides: Mapping[str, Any] | None = None, *, budget: int | None = None,
-             max_requests: int | None = None) -> FuzzSettings:
+             max_requests: int | None = None, seed: int | None = None) -> FuzzSettings:
         """fuzz.yaml, the target's ``profile.fuzz`` overrides, then the command line."""
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         if overrides:
@@ -112,7 +120,17 @@ class FuzzSettings:
             schemathesis=dict(data.get("schemathesis") or {}),
             check_requirements={k: list(v) for k, v in (data.get("check_requirements") or {}).items()},
             operation_requirements={k: list(v) for k, v in (data.get("operation_requirements") or {}).items()},
+            seed=int(seed if seed is not None else SEED),
         )
+
+    def timeout(self) -> int:
+        """Seconds one fuzz test may run: the harness default plus a paced request or two per example, per step
+        of a walk (the pacer, not the target, sets the pace of a deep run)."""
+        return DEFAULT_TIMEOUT + SECONDS_PER_REQUEST * self.examples * max(self.stateful_steps, 1)
+
+    def process_cap(self, workers: int) -> int:
+        """This process's share of ``max_requests`` (0: no cap) when the run has ``workers`` processes."""
+        return -(-self.max_requests // max(workers, 1)) if self.max_requests else 0
 
     def operations(self, doc: str, available: Iterable[str]) -> list[str]:
         """The operation ids of ``doc`` to fuzz, in the document's order."""
@@ -120,12 +138,8 @@ class FuzzSettings:
         return [op for op in available if (wanted == "all" or op in wanted) and op not in self.exclude]
 
     def hypothesis_settings(self, **extra: Any) -> hypothesis.settings:
-        """Derandomized (reproducible), no shrinking (its extra requests would break the budget), no deadline."""
-        return hypothesis.settings(
-            max_examples=self.examples, derandomize=True, database=None, deadline=None, print_blob=False,
-            phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate],
-            suppress_health_check=_HEALTH_CHECKS, **extra,
-        )
+        """The settings of every property over requests (`payconform.properties`), at this run's budget."""
+        return request_settings(self.examples, **extra)
 
 
 def _operations(document: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
@@ -202,6 +216,7 @@ class FuzzSession:
     contract: _contract.Contract
     pacer: Any
     redactor: Any
+    workers: int = 1  # processes of the run sharing the request budget
     requests_sent: int = 0
     implemented: dict[str, bool] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # test nodeid -> its first failure
@@ -262,7 +277,7 @@ class FuzzSession:
         names = {path: "profile-" + re.sub(r"[^A-Za-z0-9]+", "-", path) for path in examples}
         runtime = {
             "dictionaries": {names[path]: {"values": values} for path, values in examples.items()},
-            "seed": SEED,
+            "seed": self.settings.seed,
             "base-url": self.target.base_url if self.target else PLACEHOLDER_BASE_URL,
             "request-timeout": float(self.target.request_timeout) if self.target else 10.0,
             "parameters": {
@@ -296,11 +311,12 @@ class FuzzSession:
     # -- hooks ----------------------------------------------------------------------------------
 
     def before_call(self, case: Any) -> None:
-        """Count against the cap, pin the organization, refresh the idempotency key, pick and pace the key."""
+        """Count against the cap, pin the organization, refresh the idempotency key, pick the key."""
         self.requests_sent += 1
-        cap = self.settings.max_requests
+        cap = self.settings.process_cap(self.workers)
         if cap and self.requests_sent > cap:
-            pytest.skip(f"fuzz budget used up: this process sent its {cap} requests (--fuzz-max-requests)")
+            pytest.skip(f"fuzz budget used up: this process sent its {cap} requests, its share of "
+                        f"--fuzz-max-requests {self.settings.max_requests}")
         if self.target and isinstance(case.path_parameters, dict) and "orgId" in case.path_parameters:
             case.path_parameters["orgId"] = self.target.org_id  # stateful walks ignore the `parameters` setting
         headers = case.headers if case.headers is not None else {}
@@ -315,7 +331,15 @@ class FuzzSession:
                     key = headers[name] = self.pacer.least_loaded(self.target.pool)
         if key and key.strip().startswith("svc_live_") and case.method.upper() in WRITE_METHODS:
             raise SafetyError(f"refusing to fuzz {case.method.upper()} {case.operation.path} with a live key")
-        self.pacer.acquire(key)
+
+    def pace(self, case: Any) -> None:
+        """Wait for the pacer's go for the request about to be sent: its key's budget and the IP's. A key that
+        is not one of the target's (a check's deliberately invalid one) is no credential: only the IP's. The
+        operation's path template is enough for the route budgets of the Limits table."""
+        key = next((v for k, v in (case.headers or {}).items() if k.lower() == API_KEY_HEADER and isinstance(v, str)),
+                   None)
+        self.pacer.acquire(key if self.target and key in self.target.pool else None, case.method,
+                           case.operation.path)
 
     def after_call(self, case: Any, response: Any) -> None:
         rec = _results.current()
@@ -415,6 +439,8 @@ class FuzzSession:
         lines.append(f"operation: {case.operation.label} (contract/{self._doc_of(case)}.openapi.yaml)")
         lines.append(f"target answered: {response.status_code} {_short(_squash(response.content.decode('utf-8', 'replace')), 300)}")
         lines.append(f"x-request-id: {_header(response.headers, 'x-request-id') or '(none)'}")
+        lines.append(f"fuzz seed: {self.settings.seed} (`payconform run --fuzz-seed {self.settings.seed}` "
+                     "generates the same cases)")
         return "\n".join([self.redactor.redact("\n".join(lines)),
                           "reproduce (set PAYCONFORM_API_KEY to a test key; use a fresh Idempotency-Key):",
                           "  " + self.curl(case)])
@@ -522,8 +548,10 @@ def configure(config: pytest.Config) -> FuzzSession:
         settings_path(), (contract.profile or {}).get("fuzz"),
         budget=config.getoption("payconform_fuzz_budget", default=None),
         max_requests=config.getoption("payconform_fuzz_max_requests", default=None),
+        seed=config.getoption("payconform_fuzz_seed", default=None),
     )
-    _session = FuzzSession(settings, state.target, contract, state.pacer, state.redactor)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    _session = FuzzSession(settings, state.target, contract, state.pacer, state.redactor, workers=workers)
     return _session
 
 
@@ -551,4 +579,18 @@ def _before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
 def _after_call(context: Any, case: Any, response: Any) -> None:
     if _session is not None:
         _session.after_call(case, response)
+
+
+def _paced(send: Any) -> Any:
+    """Every request schemathesis sends waits for the pacer - also the probes its checks send on their own
+    (``ignored_auth``, ``use_after_free``, ...), which no hook sees; unpaced, they would trip the target's
+    per-IP ceiling and the 429 would read as a failure."""
+    def paced_send(case: Any, **kwargs: Any) -> Any:
+        if _session is not None:
+            _session.pace(case)
+        return send(case, **kwargs)
+    return paced_send
+
+
+REQUESTS_TRANSPORT.send = _paced(REQUESTS_TRANSPORT.send)  # type: ignore[method-assign]
 

@@ -20,7 +20,9 @@ OPERATIONS = ("create_org", "update_org", "issue_key", "revoke_key", "advance_cl
               "register_signing_key", "rotate_key", "rotate_signing_key", "register_webhook_endpoint",
               "set_webhook_endpoint_enabled", "rotate_webhook_secret", "replay_webhook_delivery",
               "replay_webhook_deliveries", "delete_webhook_endpoint", "open_dispute",
-              "approve_payout", "reject_payout", "set_approval_policy", "seed_orders")
+              "approve_payout", "reject_payout", "set_approval_policy", "seed_orders", "seed_webhook_deliveries",
+              "create_deposit", "complete_deposit", "record_untracked_movement", "place_hold",
+              "set_balance_source_readable", "set_history_loaded", "set_wallet")
 DEFAULT_FEATURES = ("developer", "mass_payouts")
 
 
@@ -71,6 +73,10 @@ class Operator(Protocol):
 
     def seed_orders(self, org_id: str, count: int) -> None:
         """The organization holds ``count`` orders besides its payouts (balance history's size limit)."""
+        ...
+
+    def seed_webhook_deliveries(self, org_id: str, endpoint_id: str, count: int) -> None:
+        """The endpoint's newest delivery gains ``count`` copies (a long delivery history: bulk replay's limit)."""
         ...
 
 
@@ -248,6 +254,37 @@ class HttpOperator:
 
     def seed_orders(self, org_id: str, count: int) -> None:
         self._call("POST", f"/orgs/{org_id}/orders/seed", {"count": count})
+
+    def seed_webhook_deliveries(self, org_id: str, endpoint_id: str, count: int) -> None:
+        self._call("POST", f"/orgs/{org_id}/webhook-endpoints/{endpoint_id}/deliveries/seed", {"count": count})
+
+    def create_deposit(self, org_id: str, amount: str) -> str:
+        """A USD deposit to the funding account, pending until ``complete_deposit``; its id."""
+        return self._call("POST", f"/orgs/{org_id}/deposits", {"amount": amount})["depositId"]
+
+    def complete_deposit(self, org_id: str, deposit_id: str) -> None:
+        self._call("POST", f"/orgs/{org_id}/deposits/{deposit_id}/complete")
+
+    def record_untracked_movement(self, org_id: str, amount: str) -> None:
+        """Money moves on a network whose balance is not tracked."""
+        self._call("POST", f"/orgs/{org_id}/ledger/untracked-movements", {"amount": amount})
+
+    def place_hold(self, org_id: str, amount: str) -> None:
+        """A hold reserves ``amount`` USD of the balance."""
+        self._call("POST", f"/orgs/{org_id}/ledger/holds", {"amount": amount})
+
+    def set_balance_source_readable(self, org_id: str, source: str, readable: bool) -> None:
+        """Make balance source ``provider`` or ``wallet`` unreadable (or readable again)."""
+        self._call("PUT", f"/orgs/{org_id}/balance-sources/{source}", {"readable": readable})
+
+    def set_history_loaded(self, org_id: str, loaded: bool) -> None:
+        """Whether the organization's historical balance transactions are loaded."""
+        self._call("PUT", f"/orgs/{org_id}/ledger/loaded", {"loaded": loaded})
+
+    def set_wallet(self, org_id: str, chain: str, currency: str, amount: str, *, mode: str = "live") -> None:
+        """What the organization's own wallet holds of a token on a chain (live mode: the sandbox's is empty)."""
+        self._call("PUT", f"/orgs/{org_id}/wallet", {"chain": chain, "currency": currency, "amount": amount,
+                                                     "mode": mode})
 
 
 class AdapterWrapper:

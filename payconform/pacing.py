@@ -7,6 +7,11 @@ sliding window (61 s by default, one more than the limiter's 60 s) at or under `
 The check and the insert happen in one ``BEGIN IMMEDIATE`` transaction, so two processes cannot both
 take the last slot.
 
+Routes with a stricter row in the Limits table (balance history: 60 per minute per credential; batch
+submission: 30 per minute, whose scope the spec does not give, so it is paced for the whole run) get a
+budget of their own on top: ``acquire(credential, method, url)``. Credentials exempt from pacing are
+neither held to nor counted in those budgets.
+
 The controller creates the file and hands its path to the workers (``workerinput``) or, for runs
 without xdist, through the ``PAYCONFORM_PACING_DB`` environment variable.
 """
@@ -16,12 +21,16 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import sqlite3
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any
+from urllib.parse import urlsplit
 
 ENV_VAR = "PAYCONFORM_PACING_DB"
 ANONYMOUS = "-"
@@ -40,6 +49,32 @@ def new_db_path(directory: str | Path | None = None) -> Path:
     return Path(name)
 
 
+@dataclass(frozen=True)
+class RouteLimit:
+    """A Limits-table row that holds some routes to a budget of their own."""
+
+    name: str
+    method: str
+    path: re.Pattern[str]
+    per_minute: int
+    per_credential: bool
+
+    def matches(self, method: str, url: str) -> bool:
+        return method.upper() == self.method and self.path.search(urlsplit(url).path) is not None
+
+
+def route_limits(rows: Iterable[Mapping[str, Any]]) -> list[RouteLimit]:
+    """The catalog's `rate_limits` rows that name their routes (`METHOD /path/{param}`)."""
+    limits = []
+    for row in rows:
+        for route in row.get("routes") or []:
+            method, template = route.split(" ", 1)
+            pattern = re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "/?$")
+            limits.append(RouteLimit(row["name"], method.upper(), pattern, int(row["per_minute"]),
+                                     row.get("scope") == "credential"))
+    return limits
+
+
 class Pacer:
     def __init__(
         self,
@@ -50,6 +85,7 @@ class Pacer:
         window: float = 61.0,
         fraction: float = 0.9,
         exempt: Iterable[str] = (),
+        routes: Iterable[RouteLimit] = (),
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
         max_wait: float = 300.0,
@@ -60,12 +96,15 @@ class Pacer:
         self.per_ip = max(1, math.floor(ip_rate_limit * fraction))
         # Credentials that deliberately trip the limit (rate_limit_key): only the IP budget applies.
         self.exempt = {credential_id(c) for c in exempt if c}
+        self.fraction = fraction
+        self.routes = list(routes)
         self._clock = clock
         self._sleep = sleep
         self.max_wait = max_wait
         self._local = threading.local()
         with self._connect() as conn:
-            conn.execute("CREATE TABLE IF NOT EXISTS sends (ts REAL NOT NULL, cred TEXT NOT NULL)")
+            conn.execute("CREATE TABLE IF NOT EXISTS sends (ts REAL NOT NULL, cred TEXT NOT NULL,"
+                         " bucket TEXT NOT NULL DEFAULT '')")
             conn.execute("CREATE INDEX IF NOT EXISTS sends_cred_ts ON sends (cred, ts)")
             conn.execute("CREATE INDEX IF NOT EXISTS sends_ts ON sends (ts)")
 
@@ -84,13 +123,17 @@ class Pacer:
             self._local.conn = conn
         return conn
 
-    def acquire(self, credential: str | None) -> float:
-        """Wait until a request with ``credential`` fits the budget, record it, return seconds waited."""
+    def acquire(self, credential: str | None, method: str = "", url: str = "") -> float:
+        """Wait until a request with ``credential`` (to ``method url``, when given) fits every budget, record
+        it, return seconds waited."""
         cred = credential_id(credential)
+        route = next((r for r in self.routes if r.matches(method, url)), None) if method else None
+        if cred in self.exempt:
+            route = None
         conn = self._conn()
         started = self._clock()
         while True:
-            wait = self._try(conn, cred)
+            wait = self._try(conn, cred, route)
             if wait <= 0:
                 return self._clock() - started
             if self._clock() - started + wait > self.max_wait:
@@ -99,7 +142,7 @@ class Pacer:
                 )
             self._sleep(min(wait, 5.0))
 
-    def _try(self, conn: sqlite3.Connection, cred: str) -> float:
+    def _try(self, conn: sqlite3.Connection, cred: str, route: RouteLimit | None = None) -> float:
         """One attempt: 0 if recorded, else the seconds until a slot may free up."""
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -125,10 +168,12 @@ class Pacer:
                         (cred, horizon, mine - self.per_credential),
                     ).fetchone()
                     waits.append(row[0] + self.window - now)
+            if route is not None:
+                waits += self._route_wait(conn, cred, route, horizon, now)
             if waits:
                 conn.execute("COMMIT")
                 return max(max(waits), 0.001) + 0.001
-            conn.execute("INSERT INTO sends (ts, cred) VALUES (?, ?)", (now, cred))
+            conn.execute("INSERT INTO sends (ts, cred, bucket) VALUES (?, ?, ?)", (now, cred, route.name if route else ""))
             conn.execute("COMMIT")
             return 0.0
         except BaseException:
@@ -137,6 +182,19 @@ class Pacer:
             except sqlite3.Error:
                 pass
             raise
+
+    def _route_wait(self, conn: sqlite3.Connection, cred: str, route: RouteLimit, horizon: float,
+                    now: float) -> list[float]:
+        """The wait the route's own budget imposes (none, or one entry)."""
+        budget = max(1, math.floor(route.per_minute * self.fraction))
+        where, args = ("bucket = ? AND ts > ?" + (" AND cred = ?" if route.per_credential else ""),
+                       (route.name, horizon, *((cred,) if route.per_credential else ())))
+        used = conn.execute(f"SELECT COUNT(*) FROM sends WHERE {where}", args).fetchone()[0]
+        if used < budget:
+            return []
+        row = conn.execute(f"SELECT ts FROM sends WHERE {where} ORDER BY ts LIMIT 1 OFFSET ?",
+                           (*args, used - budget)).fetchone()
+        return [row[0] + self.window - now]
 
     def recent(self, credential: str | None) -> int:
         """Requests sent with ``credential`` in the current window."""
@@ -180,7 +238,7 @@ class Pacer:
 class NoPacer:
     """Stand-in when pacing is disabled."""
 
-    def acquire(self, credential: str | None) -> float:
+    def acquire(self, credential: str | None, method: str = "", url: str = "") -> float:
         return 0.0
 
     def least_loaded(self, pool: Iterable[str]) -> str:

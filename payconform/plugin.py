@@ -32,8 +32,8 @@ from typing import Any
 import pytest
 
 from . import contract as _contract
-from . import paths as _paths
 from . import pacing as _pacing
+from . import paths as _paths
 from . import redact as _redact
 from . import results as _results
 from . import webhooks as _webhooks
@@ -48,6 +48,7 @@ WORKER_TARGET = "payconform_target_file"
 WORKER_PACING = "payconform_pacing_db"
 WORKER_LOADGROUP = "payconform_loadgroup"
 DEFAULT_TIMEOUT = 120
+FUZZ_SEED = 20240601  # the fuzz phase's default seed: the same run generates the same cases
 NO_TARGET = (
     "payconform: no target. Pass --target FILE (see docs/architecture.md, 'The target file'), "
     "--base-url URL with --org-id and credentials, or --payconform-embedded to start the reference server; "
@@ -99,7 +100,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--fuzz-budget", dest="payconform_fuzz_budget", metavar="N", type=int, default=None,
                 help="fuzz phase: generated requests per operation (default 5); deeper runs cost more requests")
     g.addoption("--fuzz-max-requests", dest="payconform_fuzz_max_requests", metavar="N", type=int, default=None,
-                help="fuzz phase: at most N requests per pytest process; the rest of the fuzz phase is skipped")
+                help="fuzz phase: at most N requests in all (split evenly over the xdist workers); the rest of the "
+                     "fuzz phase is skipped")
+    g.addoption("--fuzz-seed", dest="payconform_fuzz_seed", metavar="N", type=int, default=FUZZ_SEED,
+                help=f"fuzz phase: seed of the generated cases (default {FUZZ_SEED}); the same seed, budget and "
+                     "target state generate the same cases")
 
 
 def _overrides(config: pytest.Config) -> dict[str, Any]:
@@ -284,7 +289,8 @@ def _configure(state: PayconformState) -> None:
                 db = str(_pacing.new_db_path(state.tmpdir()))
                 state._own_pacing = True
         pool_exempt = [target.credential("rate_limit_key")] if target.credential("rate_limit_key") else []
-        state.pacer = _pacing.Pacer(db, target.rate_limit, target.ip_rate_limit, exempt=pool_exempt)
+        state.pacer = _pacing.Pacer(db, target.rate_limit, target.ip_rate_limit, exempt=pool_exempt,
+                                    routes=_pacing.route_limits(state.contract.limits.get("rate_limits") or []))
         _pacing.set_current(state.pacer)
         if not state.is_worker:
             # the file workers load (overrides applied, env: references kept as references)
@@ -353,6 +359,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     lines = [f"payconform target: {state.redactor.redact(state.target.base_url)} (org {state.target.org_id})"]
     if state.contract is not None:
         lines.append(f"payconform contract: {state.contract.version}, {len(state.contract.requirements)} requirements")
+    lines.append(f"payconform fuzz seed: {config.getoption('payconform_fuzz_seed')} (--fuzz-seed reproduces it)")
     return lines
 
 

@@ -89,7 +89,7 @@ class RefServer:
 
     def command(self) -> list[str]:
         cmd = [self.python, "-m", self.module, "--host", self.host, "--port", str(self.port),
-               "--operator-token", self.operator_token]
+               f"--operator-token={self.operator_token}"]  # one argument: a token may start with "-"
         if self.db:
             cmd += ["--db", self.db]
         if self.mutant:

@@ -22,6 +22,7 @@ import uvicorn
 
 from . import mutants
 from .app import build_app
+from .http_protocol import ErrorBodyH11Protocol
 from .reference import Config, Reference
 
 
@@ -108,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except mutants.UnknownMutant as exc:
         raise SystemExit(str(exc)) from None
     config = uvicorn.Config(build_app(ref), host=args.host, port=args.port, log_level="warning",
-                            access_log=False, lifespan="off")
+                            access_log=False, lifespan="off", http=ErrorBodyH11Protocol)
     try:
         _Server(config).run()
     finally:

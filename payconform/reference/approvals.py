@@ -14,12 +14,15 @@ import json
 import sqlite3
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import ids
 from .clock import iso
 from .operation import Call, Reply
 from .store import Store, dumps
+
+if TYPE_CHECKING:
+    from .events import Events
 
 PENDING = "pending"
 
@@ -34,11 +37,12 @@ def approval_json(row: sqlite3.Row) -> dict[str, Any]:
         "approvals": row["approvals"],
         "amount": row["amount"],
         "currency": row["currency"],
-        "destinationAccountId": row["destination_account_id"],
         "createdAt": row["created_at"],
         "expiresAt": row["expires_at"],
         "updatedAt": row["updated_at"],
     }
+    if row["destination_account_id"]:  # a batch's approval has no single destination
+        body["destinationAccountId"] = row["destination_account_id"]
     if row["payout_id"]:
         body["payoutId"] = row["payout_id"]
     if row["error_type"]:
@@ -51,6 +55,7 @@ class Approvals:
         self.default_threshold: Decimal | None = Decimal("5000.00")  # the profile's sandbox.approval.threshold
         self.lifetime = timedelta(hours=24)
         self.required_approvals = 1
+        self.events: Events | None = None  # the event store (set by Reference): every status change is announced
 
     def policy(self, store: Store, org_id: str, mode: str) -> tuple[Decimal | None, int | None, int | None]:
         """(threshold, velocity count, velocity window seconds) of the organization."""
@@ -83,19 +88,34 @@ class Approvals:
 
     def hold(self, call: Call, *, amount: Decimal, currency: str, destination_account_id: str) -> Reply:
         """Keep the request for approvers: 202 `pending_approval`, nothing priced or sent."""
+        approval_id = self.open(call, kind="payout", amount=amount, currency=currency,
+                                destination_account_id=destination_account_id)
+        row = self.find(call.ref.store, call.org_id, call.mode, approval_id, call.now)
+        assert row is not None
+        return Reply(202, {"status": "pending_approval", "approvalId": approval_id, "approval": approval_json(row)},
+                     approval_id)
+
+    def open(self, call: Call, *, kind: str, amount: Decimal, currency: str,
+             destination_account_id: str | None) -> str:
+        """A `pending` approval of `kind` (`payout`, `batch`) keeping the request; its id."""
         approval_id = ids.new_id("apr")
         now = iso(call.now)
         call.ref.store.run(
             "INSERT INTO payout_approvals (id, org_id, mode, kind, status, required_approvals, approvals, amount,"
             " currency, destination_account_id, request, scopes, created_at, expires_at, updated_at)"
-            " VALUES (?,?,?,'payout',?,?,0,?,?,?,?,?,?,?,?)",
-            (approval_id, call.org_id, call.mode, PENDING, self.required_approvals, str(amount), currency,
+            " VALUES (?,?,?,?,?,?,0,?,?,?,?,?,?,?,?)",
+            (approval_id, call.org_id, call.mode, kind, PENDING, self.required_approvals, str(amount), currency,
              destination_account_id, call.raw_body.decode("utf-8"), dumps(sorted(call.principal.scopes)), now,
              iso(call.now + self.lifetime), now))
-        row = self.find(call.ref.store, call.org_id, call.mode, approval_id, call.now)
-        assert row is not None
-        return Reply(202, {"status": "pending_approval", "approvalId": approval_id, "approval": approval_json(row)},
-                     approval_id)
+        self.announce(call.ref.store, approval_id, call.now)
+        return approval_id
+
+    def announce(self, store: Store, approval_id: str, at: datetime) -> None:
+        """`payout_approval.<status>` with `data.approval` as it now stands, in the transaction of the change."""
+        row = store.one("SELECT * FROM payout_approvals WHERE id = ?", (approval_id,))
+        assert row is not None and self.events is not None
+        self.events.record(row["org_id"], row["mode"], f"payout_approval.{row['status']}",
+                           {"approval": approval_json(row)}, at)
 
     def find(self, store: Store, org_id: str, mode: str, approval_id: str, now: datetime) -> sqlite3.Row | None:
         """One approval, expired first if nobody decided it within its lifetime."""
@@ -105,6 +125,7 @@ class Approvals:
             return row
         store.run("UPDATE payout_approvals SET status = 'expired', updated_at = ? WHERE id = ?",
                   (row["expires_at"], approval_id))
+        self.announce(store, approval_id, datetime.fromisoformat(row["expires_at"]))
         return store.one("SELECT * FROM payout_approvals WHERE id = ?", (approval_id,))
 
     def decide(self, store: Store, row: sqlite3.Row, status: str, now: datetime, *, payout_id: str | None = None,
@@ -113,6 +134,7 @@ class Approvals:
             "UPDATE payout_approvals SET status = ?, payout_id = ?, error_type = ?, approvals = ?, updated_at = ?"
             " WHERE id = ?",
             (status, payout_id, error_type, row["approvals"] if approvals is None else approvals, iso(now), row["id"]))
+        self.announce(store, row["id"], now)
 
 
 def kept_request(row: sqlite3.Row) -> tuple[bytes, frozenset[str]]:

@@ -92,6 +92,14 @@ class CheckoutRules:
         )
         return any(r["op_id"] == "updateCheckoutLink" or r["fingerprint"] == same_link for r in rows)
 
+    def publish_running(self, call: Call, publish_path: str) -> bool:
+        """A publish of the link whose publish route is `publish_path` is still running: an edit must wait."""
+        return call.ref.store.one(
+            "SELECT 1 FROM idempotency WHERE org_id = ? AND mode = ? AND state = 'running'"
+            " AND op_id = 'publishCheckoutLink' AND fingerprint = ?",
+            (call.org_id, call.mode, call.ref.idempotency.fingerprint("POST", publish_path, "")),
+        ) is not None
+
     def refund_in_flight(self, call: Call) -> bool:
         """One refund at a time: another refund call of the organization is still running."""
         own = call.headers.get("idempotency-key") or ""

@@ -20,7 +20,8 @@ def utcnow() -> datetime:
 
 def iso(dt: datetime) -> str:
     """Instants on the wire: UTC, millisecond precision, `Z` suffix; fixed width so strings sort in time order."""
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    utc = dt.astimezone(UTC)
+    return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}.{dt.microsecond // 1000:03d}Z"  # %Y does not pad years before 1000
 
 
 def parse_instant(value: str) -> datetime | None:
@@ -31,7 +32,10 @@ def parse_instant(value: str) -> datetime | None:
         return None
     if "T" not in value.upper() or dt.tzinfo is None:
         return None
-    return dt.astimezone(UTC)
+    try:
+        return dt.astimezone(UTC)
+    except OverflowError:  # an instant at the very edge of the calendar (0001-01-01T00:00:00+01:00)
+        return None
 
 
 def add_years(dt: datetime, years: int) -> datetime:

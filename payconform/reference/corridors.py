@@ -37,6 +37,12 @@ def read_method(c: Checker) -> tuple[str, str, dict[str, str]] | None:
         return None
     if details is None:
         return None
+    values = read_details(details, kind, currency)
+    return None if values is None else (kind, currency, values)
+
+
+def read_details(details: Checker, kind: str, currency: str) -> dict[str, str] | None:
+    """The corridor's account fields out of `details` (normalized), failures on the checker; None if any failed."""
     if "iban" in details.obj and isinstance(details.obj["iban"], str):
         details.obj = {**details.obj, "iban": details.obj["iban"].replace(" ", "").upper()}
     values: dict[str, str] = {}
@@ -49,7 +55,12 @@ def read_method(c: Checker) -> tuple[str, str, dict[str, str]] | None:
             values[name] = value
     if len(values) != len(FIELDS[(kind, currency)]):
         return None
-    return kind, currency, values
+    return values
+
+
+def kind_of(currency: str) -> str:
+    """`fiat` or `crypto`: the kind of method that takes `currency`."""
+    return next(kind for kind, currencies in CURRENCIES.items() if currency in currencies)
 
 
 def account_fingerprint(kind: str, currency: str, details: dict[str, Any]) -> str:

@@ -17,8 +17,12 @@ after the ninth retry fails the delivery is `dead` with `lastError` and stays in
 three dead deliveries and no accepted delivery for five days (since creation or the last resume) is
 disabled with `auto_disabled_after_failures`, and `webhook_endpoint.disabled` goes to the other endpoints.
 
+Before sending, each run applies the state changes that fell due (`background.py`), so their events are
+recorded (and sent) although nobody read the payout, payment or approval.
+
 Patch points for mutants (attributes of this instance): `ladder`, `jitter`, `timeout`, `serialize`,
-`timestamp`, `signed_content`, `headers`, `secrets_for`, `is_success`, `disable_unhealthy`, `announce`.
+`timestamp`, `signed_content`, `headers`, `secrets_for`, `is_success`, `disable_unhealthy`, `announce`,
+`settle_due`.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from .background import settle_due
 from .clock import iso
 
 if TYPE_CHECKING:
@@ -84,6 +89,7 @@ class Dispatcher:
         self.secrets_for = self._secrets
         self.disable_unhealthy = self._disable_unhealthy
         self.announce = self._announce
+        self.settle_due = lambda org_id: settle_due(ref, org_id)
         self._lock: asyncio.Lock | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -106,10 +112,12 @@ class Dispatcher:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            self.settle_due(org_id)
             attempted = 0
-            for delivery in self._due(org_id):
-                await self._attempt(delivery)
-                attempted += 1
+            async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
+                for delivery in self._due(org_id):
+                    await self._attempt(client, delivery)
+                    attempted += 1
             with self.ref.store.tx():
                 self.disable_unhealthy(org_id)
             return attempted
@@ -134,7 +142,7 @@ class Dispatcher:
             keys.append(endpoint["previous_secret"])
         return keys
 
-    async def _attempt(self, delivery: sqlite3.Row) -> None:
+    async def _attempt(self, client: httpx.AsyncClient, delivery: sqlite3.Row) -> None:
         ref = self.ref
         endpoint = ref.store.one("SELECT * FROM webhook_endpoints WHERE id = ?", (delivery["endpoint_id"],))
         event = ref.events.get(delivery["event_id"])
@@ -148,8 +156,7 @@ class Dispatcher:
         headers = self.headers(envelope["id"], timestamp, signatures, envelope["apiVersion"])
         error = None
         try:
-            async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
-                answer = await client.post(endpoint["url"], content=body, headers=headers)
+            answer = await client.post(endpoint["url"], content=body, headers=headers)
             if not self.is_success(answer.status_code):
                 error = f"HTTP {answer.status_code}"
         except httpx.TimeoutException:

@@ -96,7 +96,11 @@ class ApiError(Exception):
 
     `extra` carries the type-specific body fields (`originalIdempotencyKey`, `existingRecipientId`, ...).
     `status` defaults to the table; pass it only for a type the table does not know (mutants do).
+    `keeps_writes`: the refusal is itself an outcome to record (a payout link that failed at execution stays
+    failed), so the handler's transaction commits instead of rolling back.
     """
+
+    keeps_writes = False
 
     def __init__(
         self,

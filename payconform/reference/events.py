@@ -40,6 +40,8 @@ EVENT_TYPES: tuple[str, ...] = (
 OPT_IN_PREFIX = "checkout_payment."
 API_VERSION = 1
 BACKFILL = timedelta(minutes=10)
+DELIVERY_LOG = 50  # Limits: the delivery list holds the 50 newest attempts
+BULK_REPLAY_MAX = 1000  # Limits: bulk replay up to 1,000
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -83,7 +85,8 @@ class Events:
 
     Patch points for mutants (attributes of this instance): `envelope`, `routes_to`, `feed`, `record`,
     `active` (the SQL condition of an endpoint that receives deliveries), `replayable` (delivery statuses a
-    bulk replay picks per `status` value), `requeue`, `resume`.
+    bulk replay picks per `status` value), `requeue`, `resume`, `queue`, `backfill`, `delivery_log`,
+    `bulk_replay_max`.
     """
 
     def __init__(self, store: Store) -> None:
@@ -93,6 +96,8 @@ class Events:
         self.backfill = BACKFILL
         self.active = ACTIVE
         self.replayable = dict(REPLAYABLE)
+        self.delivery_log = DELIVERY_LOG
+        self.bulk_replay_max = BULK_REPLAY_MAX
 
     def record(self, org_id: str, mode: str, type_: str, data: dict[str, Any], now: datetime) -> str:
         """Write one event and queue its deliveries; call inside the transaction of the change. Its id."""

@@ -10,7 +10,8 @@ status and body afterwards, so:
 - a record older than 7 days (organization clock) is a tombstone: 409 IDEMPOTENCY_KEY_CONFLICT saying
   the record expired; it is never re-executed;
 - a 4xx (and INTERNAL) answer releases the key: the record is deleted and a later request runs;
-  PAYOUT_OUTCOME_UNKNOWN keeps it and replays answer 409.
+  PAYOUT_OUTCOME_UNKNOWN keeps it and replays answer 409; REFUND_OUTCOME_UNKNOWN ("may have gone through;
+  do not resend") keeps it too and replays answer its 502, so a resend never refunds twice.
 
 Money writes also get the duplicate-body guard: an identical request under another key within 15
 minutes of a successful original answers 409 DUPLICATE_REQUEST_DETECTED unless `X-Allow-Duplicate: true`.
@@ -75,7 +76,7 @@ class Idempotency:
 
     def releases(self, err: ApiError) -> bool:
         """Whether an error answer frees the key. Only an outcome that may have moved money keeps it."""
-        return err.type != "PAYOUT_OUTCOME_UNKNOWN"
+        return err.type not in ("PAYOUT_OUTCOME_UNKNOWN", "REFUND_OUTCOME_UNKNOWN")
 
     @staticmethod
     def allow_duplicate(call: Call) -> bool:

@@ -2,14 +2,17 @@
 
 A payout's scenario is chosen at creation by the last four characters of the recipient's account
 identifier (the profile's `sandbox.payout_scenarios`): `0002` skips `processing`, `0003` fails with
-`account_invalid`, `0004` completes and is then returned by the bank; any other goes pending ->
+`account_invalid`, `0004` completes and is then returned by the bank, `0005` is rejected by compliance
+(failed, no money back: it stays debited); any other goes pending ->
 processing -> completed. Each scenario is a timeline of steps, in seconds after the payout started to
 move (its creation, or its funding for a self-funded payout). Nothing runs in the background: every read
 first `settle`s the payout, applying the steps that are due on that organization's clock, in order, so a
 payout only ever moves forward and a test that advances the clock sees the same history as one that waits.
 
-Every state change is written to `payout_transitions` (event name, from, to, instant), so the events of a
-later issue can be built from it. `timelines` is an instance attribute: mutants patch one server only.
+Every state change is written to `payout_transitions` (event name, from, to, instant) and, in the same
+transaction, as its `payout.*` event (`data` the flat payout after the change); the dispatcher settles due
+payouts too (`background.py`), so events fire without a read. `timelines` is an instance attribute: mutants
+patch one server only.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from decimal import Decimal
 
 from . import ledger
 from .clock import iso
+from .events import EVENT_TYPES
 from .operation import Call
 
 ACCOUNT_FIELDS = ("accountNumber", "iban", "address")
@@ -47,6 +51,7 @@ TIMELINES: dict[str, tuple[Step, ...]] = {
     "0002": (COMPLETED,),
     "0003": (PROCESSING, Step(30, "payout.failed", "failed", "account_invalid", True)),
     "0004": (PROCESSING, COMPLETED, Step(90, "payout.returned", "failed", "returned_by_bank", True)),
+    "0005": (PROCESSING, Step(30, "payout.failed", "failed", "compliance_rejected", False)),
 }
 
 
@@ -64,10 +69,16 @@ class Lifecycle:
 
     def record(self, call: Call, payout_id: str, event: str, from_status: str | None, to_status: str,
                at: datetime) -> None:
-        """One state change, kept for the events of a later issue."""
+        """One state change and, for the event types of the spec, its event (the payout as it now stands)."""
         call.ref.store.run(
             "INSERT INTO payout_transitions (payout_id, org_id, mode, event, from_status, to_status, at)"
             " VALUES (?,?,?,?,?,?,?)", (payout_id, call.org_id, call.mode, event, from_status, to_status, iso(at)))
+        if event in EVENT_TYPES:
+            from .routes.payouts import payout_json  # the route module imports this one
+
+            row = call.ref.store.one("SELECT * FROM payouts WHERE id = ?", (payout_id,))
+            assert row is not None
+            call.ref.events.record(call.org_id, call.mode, event, payout_json(row), at)
 
     def started(self, row: sqlite3.Row) -> datetime | None:
         """When the payout started to move: creation, or funding for a self-funded payout (None: waiting)."""

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.datastructures import Headers, QueryParams
+from starlette.requests import Request
 
 from .errors import validation_error
 from .query import Query
@@ -45,6 +46,8 @@ class Operation:
     payments_gate: Endpoints rule 2 (403 until the organization may accept payments); every checkout
       route except refund.
     audit: the audit action recorded for each call, e.g. "recipient.create".
+    bearer: for a route that takes no credential because a bearer token in its path authorizes it (the hosted
+      payout link): `bearer(ref, request)` resolves the token to the principal it acts for, or refuses.
     """
 
     op_id: str
@@ -58,6 +61,7 @@ class Operation:
     sandbox_only: bool = False
     payments_gate: bool | None = None
     audit: str | None = None
+    bearer: Callable[[Reference, Request], Principal] | None = None
 
     def __post_init__(self) -> None:
         if self.payments_gate is None:

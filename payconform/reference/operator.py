@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from . import ledger
 from .audit import OPERATOR_USER_ID
+from .batches import RUN as BATCH_RUN
 from .checkout import PSEUDO_OPERATIONS
 from .clock import iso
 from .errors import ERRORS, ApiError
@@ -33,7 +34,9 @@ from .keys_operator import (
     rotate_signing_key,
 )
 from .keys_operator import org_of as _org
+from .ledger_operator import OPERATOR_ROUTES as LEDGER_ROUTES
 from .operation import parse_json
+from .operator_audit import AUDITED, OperatorAudit
 from .orgs import FLAGS, create_org, get_org, update_org
 from .pipeline import as_api_error
 from .requestid import request_id_of
@@ -62,7 +65,7 @@ def create_organization(ref: Reference, request: Request, body: dict[str, Any]) 
     c.done()
     defaults = {"verified": True, "payments_enabled": True, "suspended": False}
     org = create_org(ref.store, {**defaults, **flags}, DEFAULT_FEATURES if features is None else features,
-                     ref.clock.wall())
+                     ref.clock.wall(), ref.new_org_id)
     return 201, org.to_json()
 
 
@@ -112,7 +115,7 @@ def advance_clock(ref: Reference, request: Request, body: dict[str, Any]) -> tup
 def add_fault(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     c = Checker(body)
     org_id = c.string("org_id", required=True)
-    operation = c.string("operation", required=True, choices=(*ref.operations, *PSEUDO_OPERATIONS))
+    operation = c.string("operation", required=True, choices=(*ref.operations, *PSEUDO_OPERATIONS, BATCH_RUN))
     kind = c.string("kind", required=True, choices=KINDS)
     count = c.integer("count", low=1, high=1000)
     seconds = body.get("seconds", 0)
@@ -150,12 +153,15 @@ def open_dispute(ref: Reference, request: Request, body: dict[str, Any]) -> tupl
     return 200, answer
 
 
-def _guarded(ref: Reference, handler: OperatorHandler, dispatch: bool = False) -> Callable[[Request], Awaitable[Response]]:
+def _guarded(ref: Reference, handler: OperatorHandler, dispatch: bool = False,
+             audit: OperatorAudit | None = None) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
+        authorized = False
         try:
             token = request.headers.get("x-operator-token", "")
             if not hmac.compare_digest(token.encode(), ref.config.operator_token.encode()):
                 raise ApiError("UNAUTHORIZED", "A valid x-operator-token header is required.")
+            authorized = True
             raw = await request.body()
             body = require_object(parse_json(raw)) if raw.strip() else {}
             with ref.store.tx():
@@ -163,7 +169,12 @@ def _guarded(ref: Reference, handler: OperatorHandler, dispatch: bool = False) -
             if dispatch:
                 await ref.dispatcher.run(request.path_params["orgId"])
         except Exception as exc:
-            return ref.error_response(request, as_api_error(exc, request.url.path, request_id_of(request)))
+            err = as_api_error(exc, request.url.path, request_id_of(request))
+            if audit is not None and authorized:
+                audit.refused(ref, request, err)
+            return ref.error_response(request, err)
+        if audit is not None:
+            audit.succeeded(ref, request, answer)
         return ref.respond(request, status, answer)
 
     return endpoint
@@ -176,7 +187,7 @@ async def _health(request: Request) -> Response:
 
 def routes(ref: Reference) -> list[Route]:
     def route(path: str, handler: OperatorHandler, method: str, dispatch: bool = False) -> Route:
-        return Route("/_operator" + path, _guarded(ref, handler, dispatch), methods=[method])
+        return Route("/_operator" + path, _guarded(ref, handler, dispatch, AUDITED.get(path)), methods=[method])
 
     return [
         Route("/_operator/health", _health, methods=["GET"]),
@@ -195,5 +206,6 @@ def routes(ref: Reference) -> list[Route]:
         route("/orgs/{orgId}/orders/seed", seed_orders, "POST"),
         route("/orgs/{orgId}/checkout/payments/{paymentId}/dispute", open_dispute, "POST"),
         *(route(path, handler, method, dispatch=True) for path, handler, method in webhooks.OPERATOR_ROUTES),
+        *(route(path, handler, method) for path, handler, method in LEDGER_ROUTES),
     ]
 

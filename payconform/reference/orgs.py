@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -45,8 +46,9 @@ def get_org(store: Store, org_id: str) -> Org | None:
     )
 
 
-def create_org(store: Store, flags: dict[str, bool], features: list[str], now: datetime) -> Org:
-    org_id = ids.org_id()
+def create_org(store: Store, flags: dict[str, bool], features: list[str], now: datetime,
+               new_id: Callable[[], str] = ids.org_id) -> Org:
+    org_id = new_id()
     store.run(
         "INSERT INTO orgs (id, verified, payments_enabled, suspended, features, created_at) VALUES (?,?,?,?,?,?)",
         (org_id, flags["verified"], flags["payments_enabled"], flags["suspended"], dumps(features), iso(now)),

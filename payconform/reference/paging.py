@@ -63,11 +63,28 @@ def newest_first(
 
     `where` must already restrict to the organization and mode; `scope` must name them and the filters.
     """
+    return by_seq(store, cursors, table=table, scope=scope, where=where, params=params, limit=limit, cursor=cursor,
+                  descending=True)
+
+
+def by_seq(
+    store: Store,
+    cursors: Cursors,
+    *,
+    table: str,
+    scope: str,
+    where: str,
+    params: Sequence[Any],
+    limit: int,
+    cursor: str | None,
+    descending: bool,
+) -> tuple[list[sqlite3.Row], str | None]:
+    """One page of `table` rows in `seq` order (newest first when `descending`, else in insertion order)."""
     sql, args = f"SELECT * FROM {table} WHERE {where}", list(params)
     if cursor is not None:
-        sql += " AND seq < ?"
+        sql += " AND seq < ?" if descending else " AND seq > ?"
         args.append(int(cursors.decode(scope, cursor)))
-    rows = store.all(sql + " ORDER BY seq DESC LIMIT ?", (*args, limit + 1))
+    rows = store.all(sql + f" ORDER BY seq {'DESC' if descending else 'ASC'} LIMIT ?", (*args, limit + 1))
     if len(rows) <= limit:
         return rows, None
     return rows[:limit], cursors.encode(scope, rows[limit - 1]["seq"])

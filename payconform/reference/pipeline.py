@@ -19,10 +19,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .errors import ApiError
-from .operation import Call, Reply
+from .operation import Call, Operation, Reply
 from .requestid import request_id_of
 
 if TYPE_CHECKING:
+    from .auth import Principal
     from .reference import Reference
 
 log = logging.getLogger("payconform.reference")
@@ -75,10 +76,8 @@ async def _run(ref: Reference, op_id: str, request: Request) -> Reply:
     op = ref.operations[op_id]
     rid = request_id_of(request)
     ref.ratelimit.check_ip(client_host(request))
-    signed = ref.signing.applies(request)  # Mode B: the key header names a signing key
-    principal = await ref.signing.authenticate(request) if signed else ref.auth.authenticate(request)
-    ref.ratelimit.check_key(principal)
-    org_id = request.path_params["orgId"]
+    principal = await _principal(ref, op, request)
+    org_id = request.path_params.get("orgId", principal.org_id)
     call = Call(
         ref=ref, op=op, request_id=rid, principal=principal, org_id=org_id, path=request.url.path,
         params=dict(request.path_params), query_params=request.query_params, headers=request.headers,
@@ -98,6 +97,18 @@ async def _run(ref: Reference, op_id: str, request: Request) -> Reply:
     if audited and not reply.replayed:
         _audit(ref, call, "succeeded", None, reply.resource_id)
     return reply
+
+
+async def _principal(ref: Reference, op: Operation, request: Request) -> Principal:
+    """Who calls: the credential (401s), then its rate limits; on a route authorized by a bearer token in its
+    path instead (a hosted payout link), whom the token acts for (`op.bearer` applies that route's limit)."""
+    if op.bearer is not None:
+        return op.bearer(ref, request)
+    signed = ref.signing.applies(request)  # Mode B: the key header names a signing key
+    principal = await ref.signing.authenticate(request) if signed else ref.auth.authenticate(request)
+    ref.ratelimit.check_key(principal)
+    ref.ratelimit.check_operation(principal, op.op_id)
+    return principal
 
 
 async def _execute(ref: Reference, call: Call) -> Reply:

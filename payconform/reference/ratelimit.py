@@ -23,6 +23,9 @@ class RateLimiter:
         self.per_key_limit = 100
         self.per_ip_limit = 2000
         self.window_seconds = 60.0
+        self.per_operation_limits = {"getBalanceHistory": 60}  # Limits, row Balance history: per credential
+        self.per_operation_limits["createPayoutBatch"] = 30  # Limits, row Batch submission (per credential)
+        self.per_bearer_limit = 20  # profile sandbox.payout_links.rate_limit: per payout link (spec: "429", no value)
         self._windows: dict[str, tuple[float, int]] = {}
 
     def check_ip(self, host: str | None) -> None:
@@ -30,6 +33,16 @@ class RateLimiter:
 
     def check_key(self, principal: Principal) -> None:
         self._hit(f"key:{principal.key_id}", self.clock.now(principal.org_id), self.per_key_limit)
+
+    def check_operation(self, principal: Principal, op_id: str) -> None:
+        """A route with its own per-credential limit counts in a window of its own, besides the default."""
+        limit = self.per_operation_limits.get(op_id)
+        if limit is not None:
+            self._hit(f"op:{op_id}:{principal.key_id}", self.clock.now(principal.org_id), limit)
+
+    def check_bearer(self, ident: str, org_id: str) -> None:
+        """A route authorized by a bearer token instead of a credential (a payout link) counts per token."""
+        self._hit(f"bearer:{ident}", self.clock.now(org_id), self.per_bearer_limit)
 
     def _hit(self, ident: str, now: datetime, limit: int) -> None:
         ts = now.timestamp()

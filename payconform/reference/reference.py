@@ -25,13 +25,22 @@ Reference *instance*, never module globals. The patch points:
   the forced-outcome guards and the in-flight checks of publish and refund.
 - ``ref.lifecycle`` - the sandbox payout lifecycle (``lifecycle.py``): ``timelines`` (scenario -> steps),
   ``settle(call, row)``, ``record(...)``.
+- ``ref.pricing`` - quotes and the network's sandbox refusals (``pricing.py``): ``lifetime``, ``fee``,
+  ``minimum``, ``single_limit``, ``capabilities``, ``price``, ``check_network``, ``issue``, ``verify``, ``expired``.
+- ``ref.payout_links`` - hosted payout links (``payout_links.py``): ``token``, ``verify``, ``find``,
+  ``authenticate`` (the submit route's bearer), ``not_found``, ``configured``, ``unconfigured_feature``,
+  ``expired``, ``lifetime``, ``unknown_account_tail``, ``spend``, ``fail``.
 - ``ref.approvals`` - payout approvals (``approvals.py``): ``default_threshold``, ``lifetime``,
   ``required_approvals``, ``policy``, ``applies``, ``hold``, ``find``, ``decide``.
+- ``ref.batches`` - payout batches (``batches.py``): ``validating_after``, ``validated_after``,
+  ``confirmable``, ``cancelable``, ``events``, ``enabled``, ``duplicate_of``, ``needs_approval``,
+  ``check_line``, ``counts``, ``settle``, ``run``, ``cancel``, ``approval_pending``.
 - ``ref.events`` - the event store (``events.py``): ``record(org_id, mode, type, data, now)``, ``envelope``,
   ``feed``, ``active``, ``replayable``, ``requeue``, ``resume``; ``ref.dispatcher`` - webhook deliveries
   (``dispatcher.py``): ``ladder``, ``jitter``, ``timeout``, ``timestamp``, ``signed_content``, ``headers``,
   ``secrets_for``, ``disable_unhealthy``, ``announce``.
 - ``ref.audit`` - ``record(...)``.
+- ``ref.new_org_id() -> str`` - the id of an organization the operator creates (CUID-shaped).
 - ``ref.render_error(err, request_id) -> dict`` - the error body.
 - ``ref.error_response(request, err) -> Response`` - every error answer (API, unknown routes, operator).
 - ``ref.route_not_found(method, path) -> ApiError`` - the answer for an unknown route or method.
@@ -50,8 +59,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from . import ids
+from .approvals import Approvals
 from .audit import AuditLog
 from .auth import Auth
+from .batches import Batches
 from .challenges import Challenges
 from .checkout import CheckoutRules
 from .clock import Clock
@@ -60,10 +72,11 @@ from .errors import ApiError, error_body
 from .events import Events
 from .faults import Faults
 from .idempotency import Idempotency
-from .approvals import Approvals
 from .lifecycle import Lifecycle
 from .operation import Call, Operation, Reply
 from .paging import Cursors
+from .payout_links import PayoutLinks
+from .pricing import Pricing
 from .ratelimit import RateLimiter
 from .requestid import request_id_of
 from .responses import Outgoing, to_response
@@ -99,12 +112,17 @@ class Reference:
         self.audit = AuditLog(self.store, self.clock)
         self.lifecycle = Lifecycle()
         self.approvals = Approvals()
+        self.pricing = Pricing()
+        self.batches = Batches()
         self.events = Events(self.store)
+        self.approvals.events = self.events
         self.dispatcher = Dispatcher(self)
         self.cursors = Cursors()
+        self.payout_links = PayoutLinks(self.store, self.clock, self.ratelimit)
         self.checkout = CheckoutRules()
         self.operations: dict[str, Operation] = {op.op_id: op for op in all_operations()}
         self.response_filters: list[Callable[[Outgoing], None]] = []
+        self.new_org_id: Callable[[], str] = ids.org_id
 
     def wrap_handler(self, op_id: str, wrap: Callable[[Handler], Handler]) -> None:
         """Replace one operation's handler by `wrap(old_handler)`."""

@@ -90,6 +90,21 @@ CREATE TABLE IF NOT EXISTS approval_policies (
 CREATE TABLE IF NOT EXISTS payout_transitions (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, payout_id TEXT NOT NULL, org_id TEXT NOT NULL, mode TEXT NOT NULL,
     event TEXT NOT NULL, from_status TEXT, to_status TEXT NOT NULL, at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS payout_batches (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL, mode TEXT NOT NULL,
+    external_reference_id TEXT NOT NULL, status TEXT NOT NULL, approval_id TEXT, created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS payout_batches_reference ON payout_batches (org_id, mode, external_reference_id);
+CREATE TABLE IF NOT EXISTS payout_batch_items (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, batch_id TEXT NOT NULL,
+    line INTEGER NOT NULL, body TEXT NOT NULL, status TEXT NOT NULL, errors TEXT, payout_id TEXT);
+CREATE INDEX IF NOT EXISTS payout_batch_items_batch ON payout_batch_items (batch_id, status, seq);
+CREATE TABLE IF NOT EXISTS payout_links (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL, mode TEXT NOT NULL,
+    source_amount TEXT NOT NULL, source_currency TEXT NOT NULL, destination_currency TEXT NOT NULL,
+    country TEXT NOT NULL, reference TEXT NOT NULL, scopes TEXT NOT NULL, status TEXT NOT NULL, payout_id TEXT,
+    error_type TEXT, expires_at TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS balances (
     org_id TEXT NOT NULL, mode TEXT NOT NULL, currency TEXT NOT NULL, amount TEXT NOT NULL,
     PRIMARY KEY (org_id, mode, currency));
@@ -97,6 +112,12 @@ CREATE TABLE IF NOT EXISTS balance_transactions (
     id INTEGER PRIMARY KEY AUTOINCREMENT, org_id TEXT NOT NULL, mode TEXT NOT NULL, type TEXT NOT NULL,
     amount TEXT NOT NULL, currency TEXT NOT NULL, fee TEXT NOT NULL, net TEXT NOT NULL,
     balance_after TEXT NOT NULL, order_id TEXT, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS ledger_flags (
+    org_id TEXT NOT NULL, mode TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,
+    PRIMARY KEY (org_id, mode, name));
+CREATE TABLE IF NOT EXISTS deposits (
+    id TEXT PRIMARY KEY, org_id TEXT NOT NULL, mode TEXT NOT NULL, amount TEXT NOT NULL, currency TEXT NOT NULL,
+    status TEXT NOT NULL, created_at TEXT NOT NULL, completed_at TEXT);
 """
 
 
@@ -124,10 +145,10 @@ class Store:
             self._depth += 1
             try:
                 yield
-            except BaseException:
+            except BaseException as exc:
                 self._depth -= 1
-                if outer:
-                    self.conn.execute("ROLLBACK")
+                if outer:  # a refusal that is an outcome (`ApiError.keeps_writes`) keeps what was written
+                    self.conn.execute("COMMIT" if getattr(exc, "keeps_writes", False) else "ROLLBACK")
                 raise
             self._depth -= 1
             if outer:

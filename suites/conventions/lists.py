@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 
 from payconform.client import Api
 from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+from payconform.paging import Pager
 
+from ..endpoints.checkout_flow import sent_link, simulate
 from ..endpoints.factories import (
     create_link,
     create_product,
@@ -21,6 +24,10 @@ from ..endpoints.factories import (
     refused_recipient_update,
     top_up,
 )
+from ..errors.idempotency_support import items
+from ..states.approval_support import hold
+from ..states.batch_support import create as create_run
+from ..states.batch_support import profile as batch_profile
 from ..states.payout_support import create as create_payout
 
 Seeder = Callable[[Api, Contract, Callable[[str], str], int], list[str]]
@@ -56,6 +63,53 @@ def _payouts(api: Api, contract: Contract, unique: Callable[[str], str], n: int)
     return [create_payout(api, contract, unique).json["payoutId"] for _ in range(n)]
 
 
+ORDERS_REFERENCE = "pc-paging-orders"  # every seeded order of a (fresh) organization shares this caller reference
+
+
+def _orders(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+    return [create_payout(api, contract, unique, reference=ORDERS_REFERENCE).json["payoutId"] for _ in range(n)]
+
+
+def _runs(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+    return [create_run(api, contract, unique).id for _ in range(n)]
+
+
+def _run_items(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+    """One run of `n` lines (a run's items are fixed when it is made); markers are the lines' references."""
+    return create_run(api, contract, unique, n=n).references
+
+
+def _only_run(api: Api, contract: Contract) -> dict[str, str]:
+    """The path of the items list: the batch id of the organization's one run (a fresh organization's)."""
+    ex = api.op("listPayoutBatches")
+    expect_status(ex, 200, "listing the organization's runs")
+    runs = items(contract, "listPayoutBatches", ex)
+    expect(len(runs) == 1, f"setup: the organization should hold one run, it lists {len(runs)}", ex)
+    return {"batchId": str(runs[0].get(batch_profile(contract)["id_field"]))}
+
+
+def _only_link(api: Api, contract: Contract) -> dict[str, str]:
+    """The path of the payments list: the organization's one link (a fresh organization's), published with no
+    payment when it has none yet, so that an empty list can be read too."""
+    ex = api.op("listCheckoutLinks")
+    expect_status(ex, 200, "listing the organization's links")
+    links = items(contract, "listCheckoutLinks", ex)
+    expect(len(links) <= 1, f"setup: the organization should hold one link, it lists {len(links)}", ex)
+    if links:
+        return {"linkId": str(links[0]["id"])}
+    return {"linkId": sent_link(api, contract, lambda prefix: f"{prefix}-{secrets.token_hex(6)}")["id"]}
+
+
+def _payments(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+    link_id = _only_link(api, contract)["linkId"]
+    answers = [simulate(api, link_id, unique("pref")) for _ in range(n)]
+    return [expect_status(ex, 200, "simulating a payment on the link").json["id"] for ex in answers]
+
+
+def _approvals(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+    return [hold(api, contract, unique).approval_id for _ in range(n)]
+
+
 @dataclass(frozen=True)
 class Seed:
     """How to fill one list and what the spec says of it."""
@@ -66,6 +120,14 @@ class Seed:
     refusal_req: str | None = None    # the requirement refusing a foreign cursor; None: not required
     cursor_req: str | None = None     # the requirement making the cursor a row id: inserts cannot shift it
     empty: dict[str, str] = field(default_factory=dict)  # filters under which a fresh organization's list is empty
+    params: dict[str, str] = field(default_factory=dict)  # query the list always needs (e.g. a required filter)
+    path: Callable[[Api, Contract], dict[str, str]] | None = None  # path parameters, found once the list is filled
+    grows: bool = True  # rows can be added to the filled list (a run's items cannot)
+
+    def pager(self, api: Api, contract: Contract, op_id: str, params: dict[str, str] | None = None) -> Pager:
+        """The list of `op_id` in `api`'s organization (filled first when it has a `path`), with `params`."""
+        path = self.path(api, contract) if self.path else {}
+        return Pager(api, contract, op_id, params={**self.params, **(params or {})}, **path)
 
 
 SEEDS: dict[str, Seed] = {
@@ -77,4 +139,9 @@ SEEDS: dict[str, Seed] = {
     "listCheckoutProducts": Seed(_products),
     "listCheckoutLinks": Seed(_links),
     "listPayouts": Seed(_payouts),
+    "listOrders": Seed(_orders, params={"reference": ORDERS_REFERENCE}),
+    "listPayoutBatches": Seed(_runs),
+    "listPayoutBatchItems": Seed(_run_items, path=_only_run, grows=False, empty={"status": "create_failed"}),
+    "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link),
+    "listPayoutApprovals": Seed(_approvals),
 }

@@ -3,14 +3,18 @@ organization-scoped path, and every other id exactly as the service returned it.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.expect import expect, expect_error, expect_status
 
 from .support import Unique, create_product, create_recipient, member
 
+# CUID (`c` + 24 base-36) or CUID2 (a letter, then lowercase base-36), at their usual lengths
+CUID_SHAPED = re.compile(r"^[a-z][a-z0-9]{19,31}$")
 # One read per organization-scoped prefix (payments, recipients, checkout) that needs nothing but the key.
 ORG_SCOPED_READS = ["getBalance", "listBeneficiaries", "listCheckoutProducts"]
 
@@ -40,3 +44,36 @@ def test_returned_ids_are_accepted_verbatim(api: Api, contract: Contract, unique
     product_id = member(created, "id")
     read = expect_status(api.op("getCheckoutProduct", productId=product_id), 200, "read the product by its id")
     expect_same_id(read, product_id, "product")
+
+
+@pytest.mark.req("CONV-ORGID-OPAQUE")
+def test_org_id_is_cuid_shaped(api: Api) -> None:
+    """"Opaque organization id, normally CUID-shaped": the suite never parses it, and only notes (a warning,
+    `normally`) an id that does not look like a CUID."""
+    expect(CUID_SHAPED.match(str(api.org_id)) is not None,
+           f"the organization id {api.org_id!r} is not CUID-shaped (lowercase base-36, 20-32 characters)")
+
+
+@pytest.mark.req("CONV-ORGID-NO-ALIAS")
+def test_org_prefixed_alias_does_not_address_the_org(api: Api) -> None:
+    """The id in use carries no `org_` prefix, and `org_<id>` in the path does not address the organization."""
+    expect(not str(api.org_id).startswith("org_"), f"the organization id {api.org_id!r} is an `org_` alias")
+    ex = api.op("getBalance", orgId="org_" + str(api.org_id))
+    expect(not 200 <= ex.status < 300, f"GET balance under `org_{api.org_id}` answered {ex.status}: the `org_`"
+           " alias addressed the organization", ex)
+
+
+@pytest.mark.req("CONV-ORG-SCOPED")
+@pytest.mark.needs("operator")
+def test_ids_resolve_only_under_their_org(api: Api, fresh_org, contract: Contract, unique: Unique) -> None:
+    """A product made in another organization reads there (200), is 404 NOT_FOUND under this organization's
+    `{orgId}`, and this key cannot address the other organization's path (403 FORBIDDEN)."""
+    other = fresh_org()
+    _, created = create_product(other.api, contract, unique)
+    product_id = member(created, "id")
+    expect_same_id(expect_status(other.api.op("getCheckoutProduct", productId=product_id), 200,
+                                 "reading the product in its own organization"), product_id, "product")
+    expect_error(api.op("getCheckoutProduct", productId=product_id), 404, "NOT_FOUND",
+                 "reading another organization's product under this organization's id")
+    expect_error(api.op("getCheckoutProduct", orgId=other.org_id, productId=product_id), 403, "FORBIDDEN",
+                 "reading it under its own organization's id with this organization's key")

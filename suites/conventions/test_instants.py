@@ -1,5 +1,8 @@
 """Conventions, Instants: "ISO 8601; filters require a timezone."
 
+Instants the service returns (every `...At` member of a product, a link with `expiresAt` and the audit
+events) parse as ISO 8601.
+
 The instant filters come from the contract (query parameters of format date-time in the payouts OpenAPI
 document: balance history `since`, balance transactions and audit events `createdAfter` /
 `createdBefore`). A value without an offset is refused as a field error; the same instant with `Z` or
@@ -8,15 +11,17 @@ document: balance history `since`, balance transactions and audit events `create
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import pytest
 
-from payconform.client import Api
+from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from .support import names_field
+from ..endpoints.checkout_flow import new_link
+from .support import Unique, leaves, names_field, product_body
 
 NAIVE = "2024-01-01T00:00:00"
 
@@ -57,3 +62,30 @@ def test_instant_filter_requires_a_timezone(api: Api, op_id: str, param: str) ->
     expect(names_field(body.get("errors"), param), f"`errors` does not name `{param}`", refused)
     for offset in ("Z", "+00:00"):
         expect_status(api.op(op_id, params={param: NAIVE + offset}), 200, f"{param}={NAIVE}{offset}")
+
+
+def _parses(value: str) -> bool:
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.req("CONV-INSTANT-ISO8601")
+def test_returned_instants_are_iso8601(api: Api, contract: Contract, unique: Unique) -> None:
+    """Every non-null `...At` member of a created product, a link created with `expiresAt` and the audit events
+    parses as ISO 8601 (at least one is checked)."""
+    answers: list[Exchange] = [
+        api.op("createCheckoutProduct", json=product_body(contract, unique)),
+        new_link(api, contract, unique, expiresAt="2099-01-01T00:00:00Z"),
+        api.op("listAuditEvents", params={"limit": "5"}),
+    ]
+    checked = 0
+    for ex in answers:
+        expect_status(ex, {200, 201}, "an answer carrying instants")
+        for path, value in leaves(ex.json):
+            if path.rsplit(".", 1)[-1].endswith("At") and value is not None:
+                expect(isinstance(value, str) and _parses(value), f"`{path}` is {value!r}, not an ISO 8601 instant", ex)
+                checked += 1
+    expect(checked > 0, "none of the answers carried an instant (`...At` member) to check")

@@ -35,14 +35,16 @@ def _account_number() -> str:
 
 
 def _iban() -> str:
-    """A German IBAN with valid ISO 13616 check digits and a random account part."""
-    bban = _digits(18)
+    """A German IBAN with valid ISO 13616 check digits and a random account part ending in 0000 (no
+    sandbox scenario)."""
+    bban = _digits(14) + "0000"
     check = 98 - int(bban + "131400") % 97  # "DE00" moved to the end, letters as numbers (D=13, E=14)
     return f"DE{check:02d}{bban}"
 
 
 def _evm_address() -> str:
-    return "0x" + secrets.token_hex(20)
+    """Random, ending in 0000 (no sandbox scenario)."""
+    return "0x" + secrets.token_hex(18) + "0000"
 
 
 # Account identifier fields of the profile's corridors, and how to make a fresh one.

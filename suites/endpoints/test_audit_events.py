@@ -131,3 +131,18 @@ def test_malformed_instant_is_refused(api: Api, name: str, instant: str) -> None
     body = expect_error(ex, 400, {"VALIDATION_ERROR", "BAD_REQUEST"}, f"{name}={instant!r}")
     if body.get("type") == "VALIDATION_ERROR":
         expect(names_field(body.get("errors"), name), f"`errors` does not name `{name}`: {body.get('errors')!r}", ex)
+
+
+@pytest.mark.req("AUDIT-RETENTION", "AUDIT-RETENTION-LIMIT")
+@pytest.mark.needs("operator", "clock")
+def test_rows_are_retained_five_years(fresh_org, clock, contract: Contract, unique) -> None:
+    """A row is still listed just short of five years after its mutation (the organization's clock moved on;
+    read with a key issued then, since the first has expired by then)."""
+    days = contract.limits["audit_retention"]["years"] * 365 - 1
+    handle = fresh_org()
+    ex = refused_recipient_update(handle.api, unique)
+    clock.advance(handle.org_id, days * 86400)
+    later = handle.api.with_credential(handle.issue_key())
+    rows = [r for r in _rows(later, contract) if r.get("requestId") == ex.request_id]
+    expect(len(rows) == 1, f"{days} days after a refused recipient change its audit row is gone: audit rows are "
+           "retained five years", ex)

@@ -92,3 +92,47 @@ def test_top_up_shows_within_a_minute(fresh_org, clock, contract: Contract) -> N
     after = read_balance(handle.api)
     expect(provider_figure(after) == before + Decimal("40.00"),
            f"a minute after a 40.00 top-up the provider figure is {provider_figure(after)}, was {before}", after)
+
+
+def _named(value: Any) -> set[str]:
+    """The names a value holds: its strings, and its keys where it is an object."""
+    names = {v for _, v in leaves(value) if isinstance(v, str)}
+    return names | (set(value) if isinstance(value, dict) else set())
+
+
+@pytest.mark.req("BAL-UNAVAILABLE-NAMES-SOURCE", "BAL-UNAVAILABLE-FLOOR")
+@pytest.mark.needs("operator", "clock")
+def test_unreadable_source_is_named_and_figures_are_a_floor(fresh_org, operator, clock, contract: Contract) -> None:
+    """With the network-held source unreadable (an operator state) after a 25.00 top-up: `unavailable` names
+    `provider`, and `balances` is a floor: no figure above what the readable sources hold (the sandbox wallet,
+    empty)."""
+    handle = fresh_org()
+    top_up(handle.api, contract, "25.00")
+    operator.set_balance_source_readable(handle.org_id, "provider", False)
+    clock.advance(handle.org_id, CACHE_SECONDS)
+    ex = read_balance(handle.api)
+    expect("provider" in _named(ex.json.get("unavailable")),
+           f"the provider source could not be read, but `unavailable` is {ex.json.get('unavailable')!r}", ex)
+    readable = sum(figures(ex, "wallet"), Decimal(0))
+    over = [b for b in figures(ex, "balances") if b > readable]
+    expect(not over, f"`balances` holds {over} with the provider unreadable; the readable sources hold {readable}: "
+           "non-empty `unavailable` means the figures are a floor", ex)
+
+
+@pytest.mark.req("BAL-WALLET-FACE-VALUE")
+@pytest.mark.needs("operator")
+def test_wallet_tokens_at_face_value(fresh_org, operator) -> None:
+    """An organization's own wallet holding USDC on one chain and USDT on another (an operator state, read
+    with a live key: the sandbox wallet is empty): `wallet` names each chain and token, and its figures are
+    the token amounts themselves, at face value."""
+    handle = fresh_org()
+    live = handle.api.with_credential(handle.issue_key(mode="live"))
+    holdings = {("polygon", "USDC"): Decimal("12.345678"), ("base", "USDT"): Decimal("7.5")}
+    for (chain, token), amount in holdings.items():
+        operator.set_wallet(handle.org_id, chain, token, str(amount))
+    ex = read_balance(live)
+    named = _named(ex.json.get("wallet"))
+    expect({"polygon", "base", "USDC", "USDT"} <= named, f"`wallet` does not name each chain and token: "
+           f"{ex.json.get('wallet')!r}", ex)
+    expect(sorted(figures(ex, "wallet")) == sorted(holdings.values()),
+           f"`wallet` holds figures {figures(ex, 'wallet')} for {sorted(holdings.values())} tokens at face value", ex)

@@ -88,6 +88,29 @@ def test_cursor_and_since_together_are_refused(fresh_org, contract: Contract) ->
     expect_error(ex, 400, "VALIDATION_ERROR", "`cursor` and `since` together")
 
 
+@pytest.mark.req("HIST-SINCE")
+@pytest.mark.needs("operator", "clock")
+def test_since_lists_entries_strictly_after(fresh_org, clock, contract: Contract) -> None:
+    """`since=T` lists only entries settled strictly after T: with T the organization's time between two
+    top-ups a minute apart, the later one alone; with T an entry's own time (where entries carry `createdAt`,
+    a field the spec does not name), not that entry."""
+    handle, pager = _filled(fresh_org, contract, "10.10")
+    between = clock.advance(handle.org_id, 60)
+    if not isinstance(between, str):
+        pytest.skip("the operator's clock does not say what time it is")
+    top_up(handle.api, contract, "10.20")
+    everything = pager.page().items
+    later = _page(pager, since=between)
+    expect(len(later.items) == 1 and later.items[0] in everything,
+           f"since={between} (between two top-ups) lists {len(later.items)} of {len(everything)} entries; only "
+           "the later top-up settled after it", later.ex)
+    at = later.items[0].get("createdAt")
+    if isinstance(at, str):
+        same = _page(pager, since=at)
+        expect(same.items == [], f"since={at}, the entry's own time, still lists it: `since` is strictly after",
+               same.ex)
+
+
 @pytest.mark.req("HIST-INVALID-QUERY")
 @pytest.mark.parametrize("since", ["yesterday", "2026-01-01T00:00:00"])
 def test_malformed_since_is_refused(api, contract: Contract, since: str) -> None:
@@ -96,11 +119,12 @@ def test_malformed_since_is_refused(api, contract: Contract, since: str) -> None
     expect_error(ex, 400, "VALIDATION_ERROR", f"since={since!r}")
 
 
-@pytest.mark.req("HIST-TOO-LARGE", "HIST-SIZE-LIMIT")
+@pytest.mark.req("HIST-TOO-LARGE", "HIST-SIZE-LIMIT", "ERR-HISTORY-TOO-LARGE")
 @pytest.mark.needs("operator")
 def test_history_too_large(fresh_org, operator, contract: Contract) -> None:
-    """At the limit of orders the history answers; one order more: 413 HISTORY_TOO_LARGE. The operator seeds
-    the orders (making 100,000 payouts through the API is not a test)."""
+    """At the limit of orders the history answers; one order more: 413 HISTORY_TOO_LARGE, while balance
+    transactions still page ("page balance transactions"). The operator seeds the orders (making 100,000
+    payouts through the API is not a test)."""
     if not hasattr(operator, "seed_orders"):
         pytest.skip("needs operator: cannot seed_orders")
     size = contract.limits["balance_history_size"]
@@ -110,3 +134,5 @@ def test_history_too_large(fresh_org, operator, contract: Contract) -> None:
     pager.page(what=f"{size['max_orders']} orders: not more than the limit")
     operator.seed_orders(handle.org_id, size["max_orders"] + 1)
     expect_error(pager.request(), size["over_status"], size["error_type"], f"more than {size['max_orders']} orders")
+    Pager(handle.api, contract, "listBalanceTransactions").page(what="balance transactions of an organization whose "
+                                                                     "history is too large")

@@ -18,7 +18,7 @@ import pytest
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error
-from payconform.paging import Page, Pager
+from payconform.paging import Page, Pager, identity
 
 from ..conventions.support import names_field
 from .factories import top_up
@@ -150,3 +150,35 @@ def test_net_is_amount_less_fee(fresh_org, contract: Contract) -> None:
         if amount is not None:
             expect(net == amount - fee.copy_sign(amount), f"`net` {net} is not amount {amount} less fee {fee}")
             expect(net == 0 or (net > 0) == (amount > 0), f"`net` {net} does not carry the sign of amount {amount}")
+
+
+@pytest.mark.req("BTX-APPEND-ONLY")
+@pytest.mark.needs("operator")
+def test_rows_are_append_only(fresh_org, contract: Contract) -> None:
+    """A row once listed keeps its id and content on later reads: a later movement appends a row and changes
+    none of the earlier ones."""
+    api, pager = _filled(fresh_org, contract, "6.10", "6.20")
+    first = pager.walk(100).items
+    top_up(api, contract, "6.30")
+    later = pager.walk(100)
+    now = {identity(row): row for row in later.items}
+    for row in first:
+        expect(now.get(identity(row)) == row, f"row {identity(row)} read {row!r}, later {now.get(identity(row))!r}: "
+               "rows are append-only", later.last)
+    expect(len(later.items) == len(first) + 1, f"one more top-up took the list from {len(first)} to "
+           f"{len(later.items)} rows", later.last)
+
+
+@pytest.mark.req("BTX-EMPTY-BEFORE-LOAD")
+@pytest.mark.needs("operator")
+def test_empty_page_before_rows_are_loaded(fresh_org, operator, contract: Contract) -> None:
+    """While the organization's historical rows are not loaded (an operator state), the answer is an empty
+    page, not an error; once loaded, the rows are listed."""
+    api, pager = _filled(fresh_org, contract, "7.10")
+    operator.set_history_loaded(api.org_id, False)
+    page = pager.page(what="balance transactions before historical rows are loaded")
+    expect(page.items == [] and page.cursor is None,
+           f"before historical rows are loaded the page holds {len(page.items)} rows, cursor {page.cursor!r}", page.ex)
+    operator.set_history_loaded(api.org_id, True)
+    loaded = pager.page(what="balance transactions once loaded")
+    expect(len(loaded.items) == 1, f"once loaded the list holds {len(loaded.items)} rows, not the top-up", loaded.ex)

@@ -127,20 +127,27 @@ def test_repriced_draft_conflicts(fresh_org, operator, clock, contract: Contract
     expect_error(publish(org.api, link["id"]), 409, "CONFLICT", "publishing a draft repriced after its card page")
 
 
+WHILE_PUBLISHING = {
+    "publish": lambda api, link_id: publish(api, link_id),
+    "edit": lambda api, link_id: api.op("updateCheckoutLink", linkId=link_id, json={"expiresAt": None}),
+}
+
+
 @pytest.mark.needs("operator")
 @pytest.mark.req("LINK-PUBLISH-CONFLICT", "ERR-CONFLICT")
-def test_publish_in_flight_conflicts(fresh_org, operator, contract: Contract, unique) -> None:
-    """While one publish of a link is still running (held by an operator delay), another answers 409
-    CONFLICT; the first one completes."""
+@pytest.mark.parametrize("second_call", sorted(WHILE_PUBLISHING))
+def test_publish_in_flight_conflicts(second_call: str, fresh_org, operator, contract: Contract, unique) -> None:
+    """While one publish of a link is still running (held by an operator delay), another publish or a PATCH
+    of the link answers 409 CONFLICT; the first publish completes."""
     org = fresh_org()
     link = draft(org.api, contract, unique)
     operator.inject_fault(org.org_id, "publishCheckoutLink", "delay", seconds=2)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         first = pool.submit(publish, org.api.with_credential(org.api.credential), link["id"])
         time.sleep(0.5)  # the first publish is now held by the operator's delay
-        second = publish(org.api, link["id"])
+        second = WHILE_PUBLISHING[second_call](org.api, link["id"])
         expect_status(first.result(timeout=15), 200, "the held publish")
-    expect_error(second, 409, "CONFLICT", "a publish while another is in flight")
+    expect_error(second, 409, "CONFLICT", f"a {second_call} of the link while a publish is in flight")
 
 
 @pytest.mark.req("LINK-PAUSE")

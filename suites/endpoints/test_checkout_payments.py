@@ -191,6 +191,18 @@ def test_live_key_on_sandbox_route(api_as) -> None:
     expect_error(live.op("getSandboxScenarios"), 400, "LIVE_MODE_UNSUPPORTED")
 
 
+@pytest.mark.needs("live_key")
+@pytest.mark.req("PAY-SIMULATE-LIVE-REFUSED", "ERR-LIVE-MODE-UNSUPPORTED")
+def test_live_key_cannot_simulate(api: Api, api_as, contract: Contract, unique) -> None:
+    """Simulating a payment with a live key: 400 LIVE_MODE_UNSUPPORTED, and the link records nothing. The one
+    live-key checkout write the harness lets through (`allow_live_refusal`): a refusal the spec promises, on a
+    sandbox link, which does not exist in live mode, so nothing can move."""
+    link = sent_link(api, contract, unique)
+    ex = simulate(api_as("live_key"), link["id"], unique("pref"), allow_live_refusal=True)
+    expect_error(ex, 400, "LIVE_MODE_UNSUPPORTED", "simulating a payment with a live key")
+    expect(page_items(contract, list_payments(api, link["id"])) == [], "the refused simulate recorded a payment")
+
+
 @pytest.mark.needs("operator")
 @pytest.mark.req("CHK-404-FOREIGN")
 def test_link_of_another_organization_is_404(api: Api, fresh_org, contract: Contract, unique) -> None:

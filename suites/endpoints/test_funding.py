@@ -14,7 +14,17 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..states.payout_support import Unique, create, create_self_funded, tx_hash
+from ..states.payout_support import (
+    Unique,
+    create,
+    create_self_funded,
+    crypto_corridor,
+    payout_body,
+    read,
+    scenario_destination,
+    tx_hash,
+)
+from .factories import account_details, corridors, method_body, success
 
 OUTCOMES = {"0001": (400, "FUNDING_TRANSACTION_INVALID", "ERR-FUNDING-TRANSACTION-INVALID"),
             "0002": (409, "FUNDING_NOT_YET_VERIFIABLE", "ERR-FUNDING-NOT-YET-VERIFIABLE")}
@@ -122,3 +132,58 @@ def test_a_canceled_payout_is_not_fundable(api_as, contract: Contract, unique: U
     expect_status(api.op("cancelPayout", payoutId=payout_id), 200, "setup: canceling the payout")
     expect_error(confirm(api, payout_id, tx_hash()), 400, "PAYOUT_NOT_FUNDABLE", "funding a canceled payout")
     expect_error(confirm(api, unique("po-unknown"), tx_hash()), 404, "NOT_FOUND", "funding an unknown payout")
+
+
+@pytest.mark.req("FUND-IDEM-HEADERS")
+@pytest.mark.needs("crypto_key", "profile")
+def test_confirm_needs_a_key_and_takes_allow_duplicate(api_as, contract: Contract, unique: Unique) -> None:
+    """Without `Idempotency-Key`: 400 IDEMPOTENCY_KEY_REQUIRED and the payout still awaits funds; with a key
+    and `X-Allow-Duplicate: true`: 200, funded."""
+    api = api_as("crypto_key")
+    payout_id = create_self_funded(api, contract, unique).json["payoutId"]
+    body = {"transactionHash": tx_hash()}
+    expect_error(api.op("confirmPayoutFunding", payoutId=payout_id, json=body, idempotency_key=None), 400,
+                 "IDEMPOTENCY_KEY_REQUIRED", "confirming funding without an Idempotency-Key")
+    expect(read(api, payout_id).json.get("requiresFunding") is True,
+           "the confirmation refused for its missing key funded the payout")
+    expect_funded(api.op("confirmPayoutFunding", payoutId=payout_id, json=body,
+                         headers={"X-Allow-Duplicate": "true"}), payout_id)
+
+
+@pytest.mark.req("FUND-OUTCOME-UNKNOWN", "IDEM-OUTCOME-UNKNOWN")
+@pytest.mark.needs("operator", "profile")
+def test_outcome_unknown_read_the_order_never_a_new_key(fresh_org, operator, contract: Contract,
+                                                       unique: Unique) -> None:
+    """A confirmation whose outcome is unknown (operator fault): 500 PAYOUT_OUTCOME_UNKNOWN; the order can be
+    read; the key is kept, so confirming again under it answers 409 and records nothing more."""
+    org = fresh_org(scopes=("read", "write", "crypto_payouts"))
+    payout_id = create_self_funded(org.api, contract, unique).json["payoutId"]
+    body, key = {"transactionHash": tx_hash()}, unique("key")
+    operator.inject_fault(org.org_id, "confirmPayoutFunding", "error", status=500, type="PAYOUT_OUTCOME_UNKNOWN")
+    expect_error(org.api.op("confirmPayoutFunding", payoutId=payout_id, json=body, idempotency_key=key), 500,
+                 "PAYOUT_OUTCOME_UNKNOWN", "a confirmation whose outcome is unknown")
+    before = read(org.api, payout_id).json
+    expect_error(org.api.op("confirmPayoutFunding", payoutId=payout_id, json=body, idempotency_key=key), 409,
+                 "PAYOUT_OUTCOME_UNKNOWN", "the same confirmation again under its kept key")
+    after = read(org.api, payout_id).json
+    expect(after.get("requiresFunding") == before.get("requiresFunding"),
+           f"confirming again under the kept key changed requiresFunding from {before.get('requiresFunding')!r} "
+           f"to {after.get('requiresFunding')!r}")
+
+
+@pytest.mark.req("FUND-SOLANA")
+@pytest.mark.needs("crypto_key", "profile")
+def test_solana_funding_is_verified_the_same_way(api_as, contract: Contract, unique: Unique) -> None:
+    """A self-funded payout to a Solana wallet (profile `sandbox.solana`): a hash ending `0001` is
+    FUNDING_TRANSACTION_INVALID, a good one funds it."""
+    api = api_as("crypto_key")
+    corridor = crypto_corridor(contract)
+    details = {**account_details(contract, corridor), "chain": contract.profile["sandbox"]["solana"]["chain"]}
+    destination = scenario_destination(api, contract, unique, method=method_body(contract, corridor, details))
+    ex = api.op("createPayout", json=payout_body(contract, destination, unique("ref"),
+                                                 destinationCurrency=corridors(contract)[corridor]["currency"]))
+    expect_status(ex, success(contract, "createPayout") - {202}, "a self-funded payout to a Solana wallet")
+    payout_id = ex.json["payoutId"]
+    expect_error(confirm(api, payout_id, tx_hash("0001")), 400, "FUNDING_TRANSACTION_INVALID",
+                 "a Solana funding hash ending 0001")
+    expect_funded(confirm(api, payout_id, tx_hash()), payout_id)

@@ -92,7 +92,7 @@ def test_add_method_deleted_recipient_is_404(api: Api, contract: Contract, uniqu
     expect_error_body(ex)
 
 
-@pytest.mark.req("RCP-BANK-ACCOUNT-ALREADY-LINKED", "ERR-BANK-ACCOUNT-ALREADY-LINKED")
+@pytest.mark.req("RCP-BANK-ACCOUNT-ALREADY-LINKED", "ERR-BANK-ACCOUNT-ALREADY-LINKED", "ERRBODY-EXISTING-IDS")
 def test_account_already_on_another_recipient(api: Api, contract: Contract, unique) -> None:
     """The account of recipient A added to recipient B: 409 BANK_ACCOUNT_ALREADY_LINKED with
     `existingRecipientId` / `existingMethodId` naming A and its method; B gains nothing."""

@@ -15,8 +15,7 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.factories import (corridor_of, create_recipient, fill, fund_sandbox, method_body, product_body,
-                                   success)
+from ..endpoints.factories import corridor_of, create_recipient, fill, fund_sandbox, method_body, product_body, success
 
 Unique = Callable[[str], str]
 KEY_CONFLICT_TYPES = ("IDEMPOTENCY_KEY_CONFLICT", "IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS")

@@ -17,8 +17,14 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
 from ..endpoints.factories import success
-from .idempotency_support import (Unique, create_payout, payable_destination, payout_body, payouts_with_reference,
-                                  same_response)
+from .idempotency_support import (
+    Unique,
+    create_payout,
+    payable_destination,
+    payout_body,
+    payouts_with_reference,
+    same_response,
+)
 
 OTHER_VALUES = ("yes", "TRUE", "1")
 MINUTE = 60

@@ -7,6 +7,7 @@ Each test uses a fresh organization so that its fault cannot be consumed by anot
 - "`IDEMPOTENCY_UNAVAILABLE` | 503 | No | As is | Key could not be recorded; nothing executed."
 - "`PAYOUT_OUTCOME_UNKNOWN` | 500 or 409 | Maybe | Never | The payout may exist and the key is kept;
   replays answer 409."
+- "`INTERNAL` | 500 | Maybe | As is | Nothing recorded, key released": an injected `error` fault.
 """
 
 from __future__ import annotations
@@ -41,6 +42,23 @@ def _concurrently(api: Api, op_id: str, payload: dict, key: str) -> list[Exchang
     finally:
         for client in clients:
             client.close()
+
+
+@pytest.mark.req("IDEM-500-RELEASES")
+@pytest.mark.needs("operator")
+def test_internal_error_releases_the_key(fresh_org, operator, contract: Contract, unique: Unique) -> None:
+    """A product create answered 500 INTERNAL (injected) recorded nothing, and the same key and body sent again
+    executes: the key was released."""
+    org = fresh_org()
+    payload, key = product_body(contract, unique), unique("key")
+    operator.inject_fault(org.org_id, "createCheckoutProduct", "error", status=500, type="INTERNAL")
+    expect_error(org.api.op("createCheckoutProduct", json=payload, idempotency_key=key), 500, "INTERNAL",
+                 "a product create the server could not complete")
+    expect(products_named(org.api, contract, payload["name"]) == [], "the 500 INTERNAL answer recorded a product")
+    again = org.api.op("createCheckoutProduct", json=payload, idempotency_key=key)
+    expect_status(again, success(contract, "createCheckoutProduct"), "the same key and body after 500 INTERNAL")
+    made = products_named(org.api, contract, payload["name"])
+    expect(len(made) == 1, f"{len(made)} products named {payload['name']!r} exist after the retry", again)
 
 
 @pytest.mark.req("IDEM-IN-PROGRESS", "ERR-IDEMPOTENCY-KEY-REQUEST-IN-PROGRESS")

@@ -13,12 +13,13 @@ import secrets
 import string
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error
+from payconform.properties import request_settings
 
 from .idempotency_support import Unique, expect_key_accepted, keyed_product
 
@@ -60,8 +61,7 @@ _bad_char = st.tuples(st.text(alphabet=ALLOWED, min_size=1, max_size=120), st.sa
 
 
 @pytest.mark.req("IDEM-CHARSET", "IDEM-INVALID", "ERR-IDEMPOTENCY-KEY-INVALID")
-@settings(max_examples=25, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@request_settings(25)
 @given(key=st.one_of(_in_grammar, _too_long, _bad_char))
 def test_a_key_is_accepted_exactly_when_it_matches_the_grammar(api: Api, contract: Contract, unique: Unique,
                                                                key: str) -> None:

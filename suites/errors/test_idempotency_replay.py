@@ -15,8 +15,15 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
 from ..endpoints.factories import product_body, success
-from .idempotency_support import (Unique, create_payout, payable_destination, payout_body, payouts_with_reference,
-                                  same_response, send)
+from .idempotency_support import (
+    Unique,
+    create_payout,
+    payable_destination,
+    payout_body,
+    payouts_with_reference,
+    same_response,
+    send,
+)
 
 
 @pytest.mark.req("IDEM-REPLAY")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
+from payconform.client import Api, Exchange, new_idempotency_key
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
@@ -153,11 +153,19 @@ def test_one_refund_at_a_time(fresh_org, operator, contract: Contract, unique) -
 @pytest.mark.needs("operator")
 @pytest.mark.req("ERR-REFUND-OUTCOME-UNKNOWN", "REFUND-ERROR-TYPES")
 def test_refund_outcome_unknown(fresh_org, operator, contract: Contract, unique) -> None:
-    """A refund whose outcome the processor cannot report (operator fault): 502 REFUND_OUTCOME_UNKNOWN."""
+    """A refund whose outcome the processor cannot report (operator fault): 502 REFUND_OUTCOME_UNKNOWN. "May
+    have gone through; do not resend": the key is kept (only a 4xx releases one), so the same request resent
+    under the same key is no success and refunds nothing more."""
     org, refunds = _refunds_org(fresh_org)
-    _, paid = payment(org.api, contract, unique)
+    link_id, paid = payment(org.api, contract, unique)
     operator.inject_fault(org.org_id, "refundCheckoutPayment", "error", type="REFUND_OUTCOME_UNKNOWN")
-    expect_error(refund(refunds, contract, paid["id"], "100"), 502, "REFUND_OUTCOME_UNKNOWN")
+    key = new_idempotency_key()
+    expect_error(refund(refunds, contract, paid["id"], "100", idempotency_key=key), 502, "REFUND_OUTCOME_UNKNOWN")
+    before = read_payment(org.api, contract, link_id, paid["id"])
+    again = refund(refunds, contract, paid["id"], "100", idempotency_key=key)
+    expect(again.status >= 400, f"the refund resent under the key of the REFUND_OUTCOME_UNKNOWN answered"
+           f" {again.status}: the key was released and the refund ran again", again)
+    _unchanged(org.api, contract, link_id, before, again)
 
 
 @pytest.mark.needs("operator")

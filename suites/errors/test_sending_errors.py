@@ -18,8 +18,8 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.factories import success
-from ..errors.idempotency_support import payouts_with_reference
+from ..endpoints.factories import create_recipient, method_ids, read_recipient, success
+from ..errors.idempotency_support import add_method_body, payouts_with_reference
 from ..states.payout_support import (
     Unique,
     create,
@@ -74,3 +74,85 @@ def test_a_payout_above_the_balance_is_refused(fresh_org, contract: Contract, un
     body = payout_body(contract, destination, unique("ref"), sourceAmount=str(Decimal(top_up) + 1))
     expect_error(org.api.op("createPayout", json=body), 400, "INSUFFICIENT_BALANCE", "a payout above the balance")
     expect(not payouts_with_reference(org.api, contract, body["reference"]), "the refused payout was sent")
+
+
+def refusals(contract: Contract) -> dict:
+    """The sandbox inputs the network refuses before submission (profile `sandbox.network_refusals`)."""
+    return contract.profile["sandbox"]["network_refusals"]
+
+
+@pytest.mark.req("ERR-PROVIDER-REJECTED")
+@pytest.mark.needs("profile")
+def test_below_the_corridor_minimum_the_network_refuses(api, contract: Contract, unique: Unique) -> None:
+    """A payout below the corridor minimum (profile): 400 PROVIDER_REJECTED, nothing sent."""
+    case = refusals(contract)["below_minimum"]
+    body = payout_body(contract, scenario_destination(api, contract, unique), unique("ref"),
+                       sourceAmount=case["sourceAmount"])
+    expect_error(api.op("createPayout", json=body), 400, "PROVIDER_REJECTED",
+                 f"a payout of {case['sourceAmount']}, below the corridor minimum")
+    expect(not payouts_with_reference(api, contract, body["reference"]), "the refused payout was sent")
+
+
+@pytest.mark.req("ERR-PAYOUT-LIMIT-EXCEEDED")
+@pytest.mark.needs("operator", "profile")
+def test_over_the_single_payout_limit(fresh_org, operator, contract: Contract, unique: Unique) -> None:
+    """With no approval threshold, a payout over the single limit (profile): 422 PAYOUT_LIMIT_EXCEEDED whose
+    `detail` names the limit; nothing sent."""
+    case = refusals(contract)["over_single_limit"]
+    org = fresh_org()
+    operator.set_approval_policy(org.org_id, threshold=None)
+    body = payout_body(contract, scenario_destination(org.api, contract, unique), unique("ref"),
+                       sourceAmount=case["sourceAmount"])
+    err = expect_error(org.api.op("createPayout", json=body), 422, "PAYOUT_LIMIT_EXCEEDED",
+                       f"a payout of {case['sourceAmount']}, over the single payout limit")
+    detail = str(err.get("detail", "")).lower()
+    expect(any(word in detail for word in ("single", "daily", "end-user", "end user")),
+           f"`detail` {err.get('detail')!r} does not name the single, daily or per-end-user limit")
+    expect(not payouts_with_reference(org.api, contract, body["reference"]), "the refused payout was sent")
+
+
+@pytest.mark.req("ERR-PAYOUT-REFUSED")
+@pytest.mark.needs("profile")
+def test_a_refused_recipient_is_refused_for_good(api, contract: Contract, unique: Unique) -> None:
+    """A payout to the sandbox's refused recipient (profile): 422 PAYOUT_REFUSED, and again when resent
+    (final), nothing sent."""
+    tail = refusals(contract)["refused_recipient"]["selector"].split()[-1]
+    destination = scenario_destination(api, contract, unique, tail)
+    for attempt in ("first", "second"):
+        body = payout_body(contract, destination, unique("ref"))
+        expect_error(api.op("createPayout", json=body), 422, "PAYOUT_REFUSED",
+                     f"the {attempt} payout to a recipient the network refuses")
+        expect(not payouts_with_reference(api, contract, body["reference"]), "the refused payout was sent")
+
+
+@pytest.mark.req("ERR-WALLET-NOT-PROVISIONED")
+@pytest.mark.needs("operator", "profile")
+def test_no_wallet_no_wallet_payout(fresh_org, contract: Contract, unique: Unique) -> None:
+    """An organization without an EVM wallet (profile `sandbox.wallet`) paying a wallet recipient with a
+    `crypto_payouts` key: 400 WALLET_NOT_PROVISIONED, nothing sent."""
+    feature = contract.profile["sandbox"]["wallet"]["unprovisioned_feature"]
+    org = fresh_org(features=("developer", "mass_payouts", feature), scopes=("read", "write", "crypto_payouts"))
+    body = crypto_payout_body(org.api, contract, unique)
+    expect_error(org.api.op("createPayout", json=body), 400, "WALLET_NOT_PROVISIONED",
+                 "a wallet payout from an organization without an EVM wallet")
+    expect(not payouts_with_reference(org.api, contract, body["reference"]), "the refused payout was sent")
+
+
+@pytest.mark.req("ERR-PAYOUT-ACCOUNT-PROVIDER-UNAVAILABLE", "RCP-ADD-METHOD-PROVIDER-UNAVAILABLE")
+@pytest.mark.needs("operator")
+def test_provider_registration_unavailable_saves_nothing(fresh_org, operator, contract: Contract,
+                                                        unique: Unique) -> None:
+    """Adding a method while the provider cannot register accounts (operator fault): 503
+    PAYOUT_ACCOUNT_PROVIDER_UNAVAILABLE, the recipient's methods unchanged; retried as is (same key and
+    body), the method is added."""
+    org = fresh_org()
+    recipient = create_recipient(org.api, contract, unique)
+    body, key = add_method_body(contract), unique("key")
+    operator.inject_fault(org.org_id, "addBeneficiaryMethod", "error", type="PAYOUT_ACCOUNT_PROVIDER_UNAVAILABLE",
+                          status=503)
+    expect_error(org.api.op("addBeneficiaryMethod", recipientId=recipient["id"], json=body, idempotency_key=key),
+                 503, "PAYOUT_ACCOUNT_PROVIDER_UNAVAILABLE", "adding a method while registration is unavailable")
+    expect(method_ids(read_recipient(org.api, recipient["id"])) == method_ids(recipient),
+           "the method refused with 503 was saved")
+    added = org.api.op("addBeneficiaryMethod", recipientId=recipient["id"], json=body, idempotency_key=key)
+    expect_status(added, 201, "the same request retried once registration is back")

@@ -1,5 +1,7 @@
 """Fixtures of the events suite: `flusher(org_id)` -> a callable that runs the target's dispatcher now (a
-zero advance of that organization's operator clock), or None when the target has no clock."""
+zero advance of that organization's operator clock), or None when the target has no clock; `stage` -> a
+`drive.Stage` (an organization with this test's mailbox registered, opted in to every checkout-payment
+event, and time under the test's control)."""
 
 from __future__ import annotations
 
@@ -8,13 +10,26 @@ from typing import Any
 
 import pytest
 
+from payconform.contract import Contract
+from payconform.webhooks import Mailbox
+
+from .drive import Stage
+from .support import opt_in_types, register
+
+ALL_SCOPES = ("read", "write", "refunds", "crypto_payouts")
+
+
+def _optional(request: pytest.FixtureRequest, name: str) -> Any:
+    """A fixture's value, or None where the target cannot provide it (the fixture skips)."""
+    try:
+        return request.getfixturevalue(name)
+    except pytest.skip.Exception:
+        return None
+
 
 @pytest.fixture
 def flusher(request: pytest.FixtureRequest) -> Callable[[str], Callable[[], Any] | None]:
-    try:
-        operator = request.getfixturevalue("operator")
-    except pytest.skip.Exception:
-        operator = None
+    operator = _optional(request, "operator")
     capable = operator is not None and "advance_clock" in getattr(operator, "capabilities", {"advance_clock"})
 
     def make(org_id: str) -> Callable[[], Any] | None:
@@ -23,3 +38,16 @@ def flusher(request: pytest.FixtureRequest) -> Callable[[str], Callable[[], Any]
         return lambda: operator.advance_clock(org_id, 0)
 
     return make
+
+
+@pytest.fixture
+def stage(request: pytest.FixtureRequest, contract: Contract, unique: Any, webhook_receiver: Mailbox) -> Stage:
+    operator, clock = _optional(request, "operator"), _optional(request, "clock")
+    if operator is not None and clock is not None:
+        org = request.getfixturevalue("fresh_org")(scopes=ALL_SCOPES)
+        api, org_id, key = org.api, org.org_id, (lambda name: org.api)
+    else:
+        api, api_as = request.getfixturevalue("api"), request.getfixturevalue("api_as")
+        org_id, key = api.org_id, api_as
+    endpoint, secret = register(api, contract, webhook_receiver, opt_in_types())
+    return Stage(api, org_id, contract, unique, webhook_receiver, secret, endpoint, clock, operator, key)

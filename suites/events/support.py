@@ -24,6 +24,7 @@ from payconform.expect import expect, expect_status, fail
 from payconform.webhooks import Delivery, Mailbox, SignatureError, verify
 
 from ..endpoints.factories import success
+from ..endpoints.test_payouts import _problems as payout_problems
 
 DISPATCH_WAIT = 25.0
 INSTANT_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$")
@@ -38,6 +39,15 @@ def catalog() -> dict[str, Any]:
 
 def event_types() -> set[str]:
     return {t["type"] for t in catalog()["types"]}
+
+
+def opt_in_types() -> list[str]:
+    """The event types an endpoint receives only when it lists them in `events` (checkout payments)."""
+    return [t["type"] for t in catalog()["types"] if t["opt_in"]]
+
+
+def row_of(type_: str) -> dict[str, Any]:
+    return next(t for t in catalog()["types"] if t["type"] == type_)
 
 
 def register(api: Api, contract: Contract, box: Mailbox, events: list[str] | None = None) -> tuple[dict, str]:
@@ -86,6 +96,15 @@ def about(delivery: Delivery, key: str, value: str) -> bool:
     return isinstance(data, dict) and data.get(key) == value
 
 
+def kind(delivery: Delivery) -> Any:
+    """The event type a delivery carries (None when the body is not a JSON object)."""
+    try:
+        body = json.loads(delivery.body)
+    except ValueError:
+        return None
+    return body.get("type") if isinstance(body, dict) else None
+
+
 def wait_for(box: Mailbox, predicate: Callable[[list[Delivery]], bool], flush: Flush, what: str,
              timeout: float = DISPATCH_WAIT) -> list[Delivery]:
     seen = box.wait_for(predicate, timeout, flush=flush)
@@ -101,6 +120,56 @@ def verified(delivery: Delivery, secrets_: str | list[str]) -> list[str]:
     except SignatureError as exc:
         fail(f"the delivery's signature does not verify: {exc}; headers {_headers(delivery)}")
     raise AssertionError("unreachable")
+
+
+def checked(delivery: Delivery, secrets_: str | list[str], type_: str) -> dict[str, Any]:
+    """Every check of Delivery headers and Event envelope on one delivery of a `type_` event; its body."""
+    verified(delivery, secrets_)
+    body = parsed(delivery)
+    header_id, version = delivery.header("whk-id"), body.get("apiVersion")
+    expect(isinstance(body.get("id"), str) and header_id == body["id"],
+           f"`whk-id` is {header_id!r} but body `id` is {body.get('id')!r}")
+    expect(type(version) is int and version == 1, f"body `apiVersion` is {version!r}, not the integer 1")
+    header_version = delivery.header("Svc-Webhook-Version")
+    expect(header_version is not None and header_version.strip() == str(version),
+           f"`Svc-Webhook-Version` is {header_version!r}, not equal to body `apiVersion` {version!r}")
+    expect(body.get("livemode", "(absent)") is False, f"a sandbox delivery carries `livemode: {body.get('livemode')!r}`")
+    expect(body.get("type") == type_, f"the delivery's `type` is {body.get('type')!r}, not {type_!r}")
+    expect(created_utc(body.get("createdAt")), f"`createdAt` is {body.get('createdAt')!r}, not ISO 8601 UTC")
+    return body
+
+
+def data_problems(row: dict[str, Any], data: Any, payout_states: list[str]) -> list[str]:
+    """How an event's `data` falls short of its catalog row: the resource the spec shows (the flat
+    `WebhookPayout`, or the `approval` object), the values the row expects and the fields it names."""
+    if not isinstance(data, dict):
+        return [f"`data` is {type(data).__name__}, not an object"]
+    problems: list[str] = []
+    if row.get("schema") == "WebhookPayout":
+        # A returned payload keeps `completedAt` (Resources > Payout), although its status reads `failed`.
+        problems += [p for p in payout_problems(data, data, payout_states)
+                     if not (row["type"] == "payout.returned" and p.startswith("`completedAt`"))]
+    if row.get("schema") == "PayoutApproval":
+        approval = data.get("approval")
+        missing = [f for f in catalog()["approval_fields"] if not isinstance(approval, dict) or f not in approval]
+        problems += [f"`data.approval` lacks {missing}"] if missing else []
+    if row.get("expect") and not contains(data, row["expect"]):
+        problems.append(f"`data` does not carry {row['expect']}")
+    problems += [f"`data` has no `{path}`" for path in row.get("present") or () if _at(data, path) is None]
+    return problems
+
+
+def _at(data: Any, path: str) -> Any:
+    for part in path.split("."):
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def walk_problems(types: list[str], moves: list[list[str | None]]) -> list[str]:
+    """Where a sequence of event types (feed order) leaves the machine's `event_moves` (None: the first)."""
+    allowed = {tuple(m) for m in moves}
+    pairs = zip([None, *types], types)
+    return [f"{before or '(first)'} -> {after}" for before, after in pairs if (before, after) not in allowed]
 
 
 def _headers(delivery: Delivery) -> dict[str, str]:

@@ -16,7 +16,7 @@ from payconform.expect import expect, expect_error, expect_status
 from payconform.webhooks import Mailbox
 
 from ..states.payout_support import create
-from .support import about, register, wait_for
+from .support import about, event_types, register, wait_for
 
 ENDPOINT_FIELDS = ("id", "events", "consecutiveFailures", "lastSuccessAt", "lastFailureAt", "disabledReason")
 
@@ -78,7 +78,7 @@ def test_management_routes_refuse_an_api_key(api, contract: Contract, webhook_re
            f"{op_id} refused with an API key still changed the endpoints")
 
 
-@pytest.mark.req("WH-SBX-DEVELOPER-DISABLED")
+@pytest.mark.req("WH-SBX-DEVELOPER-DISABLED", "ERR-DEVELOPER-FEATURE-DISABLED")
 @pytest.mark.needs("api_key", "operator")
 def test_deliveries_refused_without_developer_tools(fresh_org, operator, contract: Contract,
                                                     webhook_receiver: Mailbox) -> None:
@@ -96,3 +96,22 @@ def test_deliveries_refuse_a_live_key(api, api_as, contract: Contract, webhook_r
     live = api_as("live_key")
     ex = live.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"])
     expect_error(ex, 400, {"BAD_REQUEST", "LIVE_MODE_UNSUPPORTED"})
+
+
+@pytest.mark.req("WH-SECRET-SEPARATE")
+@pytest.mark.needs("api_key", "webhook_receiver")
+def test_a_webhook_secret_is_not_an_api_key(api, contract: Contract, webhook_receiver: Mailbox) -> None:
+    _, secret = register(api, contract, webhook_receiver)
+    ex = api.op("listWebhookEndpoints", credential=secret)
+    expect_error(ex, 401, "UNAUTHORIZED")
+
+
+@pytest.mark.req("VER-SANDBOX-EVENTS-ENUM")
+@pytest.mark.needs("api_key", "webhook_receiver")
+def test_registration_takes_the_added_event_types(api, contract: Contract, webhook_receiver: Mailbox) -> None:
+    """Versioning 7: the approval types and `checkout_payment.partially_refunded` are values of `events`."""
+    added = sorted({t for t in event_types() if t.startswith("payout_approval.")}
+                   | {"checkout_payment.partially_refunded"})
+    endpoint, _ = register(api, contract, webhook_receiver, added)
+    listed = _endpoints(api).get(endpoint["id"]) or {}
+    expect(sorted(listed.get("events") or []) == added, f"`events` reads {listed.get('events')!r}, not {added}")

@@ -21,7 +21,17 @@ from payconform.expect import expect, expect_status
 from payconform.webhooks import Delivery, Mailbox, SignatureError, verify
 
 from ..states.payout_support import create
-from .support import about, catalog, feed, register, verified, wait_for
+from .support import (
+    about,
+    by_id,
+    catalog,
+    checked,
+    feed,
+    kind,
+    register,
+    verified,
+    wait_for,
+)
 
 NEEDS = ("api_key", "profile", "webhook_receiver", "operator", "clock")
 TICK = 15  # the dispatcher's period: an attempt may land up to one tick after it is due
@@ -47,7 +57,8 @@ class Timeline:
         return delivery.received_at + sum(s for asked, s in self.advances if asked <= delivery.received_at)
 
     def about(self, payout_id: str) -> list[Delivery]:
-        return [d for d in self.box.snapshot() if about(d, "payoutId", payout_id)]
+        """The attempts of the payout's `payout.pending` event (its later state changes are other events)."""
+        return [d for d in self.box.snapshot() if about(d, "payoutId", payout_id) and kind(d) == "payout.pending"]
 
     def payout(self, unique: Any) -> str:
         return create(self.org.api, self.contract, unique).json["payoutId"]
@@ -59,8 +70,7 @@ class Timeline:
 
     def settle(self, payout_id: str, count: int, timeout: float = 3.0) -> list[Delivery]:
         """The deliveries about the payout once `count` arrived (or after `timeout` seconds of polling)."""
-        self.box.wait_for(lambda ds: len([d for d in ds if about(d, "payoutId", payout_id)]) >= count,
-                          timeout, flush=self.flush)
+        self.box.wait_for(lambda ds: len(self.about(payout_id)) >= count, timeout, flush=self.flush)
         return self.about(payout_id)
 
 
@@ -109,7 +119,34 @@ def test_failed_attempts_are_retried_within_the_jitter_band(timeline: Timeline, 
     expect(len(after) == len(done), f"after a 2xx the event was sent {len(after) - len(done)} more time(s)")
 
 
-@pytest.mark.req("WH-DEAD-DELIVERY", "WH-DELIVERY-FIELDS", "FEED-IS-RECORD")
+@pytest.mark.req("WH-RETRY-SCHEDULE", "WH-RETRY-SCHEDULE-ALT")
+@pytest.mark.needs(*NEEDS)
+def test_every_retry_gap_fits_a_described_schedule(timeline: Timeline, unique) -> None:
+    """Every attempt failing: retry k comes no earlier than the shorter of the two schedules' k-th gap minus
+    20 percent, and by the longer plus 20 percent (and a dispatcher period); the retries stop where one
+    schedule ends. Each advance runs the dispatcher, so what is due has arrived when it returns."""
+    register(timeline.org.api, timeline.contract, timeline.box)
+    timeline.box.fail_next(1000, status=500)
+    payout_id = timeline.payout(unique)
+    timeline.first_delivery(payout_id)
+    schedules = [s["delays_seconds"] for s in catalog()["retry_schedules"].values()]
+    for retry in range(max(map(len, schedules))):
+        gaps = [s[retry] for s in schedules if retry < len(s)]
+        before, early = len(timeline.about(payout_id)), 0.8 * min(gaps) - SLACK - 1
+        timeline.advance(early)
+        expect(len(timeline.about(payout_id)) == before,
+               f"retry {retry + 1} came within {early:.0f} s of the previous attempt on the organization's clock,"
+               f" under the described gaps {gaps} s minus 20 percent")
+        timeline.advance(1.2 * max(gaps) + TICK + SLACK - early)
+        got = len(timeline.settle(payout_id, before + 1, timeout=0.3))
+        if got == before:
+            break
+    attempts = len(timeline.about(payout_id))
+    allowed = {s["attempts"] for s in catalog()["retry_schedules"].values()}
+    expect(attempts in allowed, f"the event was attempted {attempts} times, not {sorted(allowed)} (either schedule)")
+
+
+@pytest.mark.req("WH-DEAD-DELIVERY", "WH-DELIVERY-FIELDS", "FEED-IS-RECORD", "WH-RETRY-SCHEDULE-ALT")
 @pytest.mark.needs(*NEEDS)
 def test_dead_delivery_stays_in_the_log_with_last_error(timeline: Timeline, unique) -> None:
     endpoint, _ = register(timeline.org.api, timeline.contract, timeline.box)
@@ -172,7 +209,7 @@ def test_bulk_replay_requeues_failed_deliveries(timeline: Timeline, operator, un
                f"payout {payout_id}: the bulk replay was not re-sent with the same whk-id")
 
 
-@pytest.mark.req("WH-ROTATE-SECRET", "EVT-HEADER-SIGNATURE")
+@pytest.mark.req("WH-ROTATE-SECRET", "EVT-HEADER-SIGNATURE", "ROT-WEBHOOK-SECRET-OVERLAP")
 @pytest.mark.needs(*NEEDS)
 def test_rotation_signs_with_both_secrets_for_24_hours(timeline: Timeline, operator, unique) -> None:
     endpoint, old = register(timeline.org.api, timeline.contract, timeline.box)
@@ -185,7 +222,10 @@ def test_rotation_signs_with_both_secrets_for_24_hours(timeline: Timeline, opera
     entries = (during.header("whk-signature") or "").split()
     expect(len([e for e in entries if e.startswith("v1,")]) == 2, f"during the overlap a delivery carries {entries}")
     expect(verified(during, [new, old]) == [new, old], "the two signatures are not by the new and the old secret")
-    timeline.advance(86400 + 120)
+    timeline.advance(23 * 3600)
+    late = timeline.first_delivery(timeline.payout(unique))
+    expect(verified(late, [new, old]) == [new, old], "23 hours after rotation the old secret no longer signs")
+    timeline.advance(3600 + 120)
     after = timeline.first_delivery(timeline.payout(unique))
     verified(after, new)
     with pytest.raises(SignatureError):
@@ -201,7 +241,7 @@ def test_auto_disable_after_three_dead_deliveries_and_five_days(timeline: Timeli
     api = timeline.org.api
     failing, _ = register(api, timeline.contract, timeline.box)
     other_box = webhook_receiver_factory()
-    register(api, timeline.contract, other_box)
+    _, other_secret = register(api, timeline.contract, other_box)
     timeline.box.fail_next(10_000, status=500)
     payouts = [timeline.payout(unique) for _ in range(3)]
     for payout_id in payouts:
@@ -215,8 +255,11 @@ def test_auto_disable_after_three_dead_deliveries_and_five_days(timeline: Timeli
            f"after three dead deliveries and five days the endpoint shows {disabled}")
     notice = other_box.wait_for(lambda ds: any(b"webhook_endpoint.disabled" in d.body for d in ds), 5,
                                 flush=timeline.flush)
-    expect(any(b"webhook_endpoint.disabled" in d.body for d in notice),
-           "the other endpoint received no `webhook_endpoint.disabled`")
+    announced = [d for d in notice if kind(d) == "webhook_endpoint.disabled"]
+    expect(announced, "the other endpoint received no `webhook_endpoint.disabled`")
+    body = checked(announced[0], other_secret, "webhook_endpoint.disabled")
+    expect(body["id"] in by_id(feed(api, type="webhook_endpoint.disabled")),
+           "the feed has no row for the delivered `webhook_endpoint.disabled`")
     sent_before = len(timeline.box.snapshot())
     quiet = timeline.payout(unique)
     other_box.wait_for(lambda ds: any(about(d, "payoutId", quiet) for d in ds), 5, flush=timeline.flush)
@@ -248,3 +291,22 @@ def test_deleted_endpoint_is_gone(timeline: Timeline, operator, unique) -> None:
     expect(endpoint["id"] not in {e.get("id") for e in listed}, "a deleted endpoint is still listed")
     gone = timeline.payout(unique)
     expect(not timeline.settle(gone, 1, timeout=1.0), "a deleted endpoint still received a delivery")
+
+
+@pytest.mark.req("WH-BULK-REPLAY-LIMIT")
+@pytest.mark.needs(*NEEDS)
+def test_bulk_replay_requeues_at_most_1000(timeline: Timeline, operator, unique) -> None:
+    """1,001 failed deliveries in the window (one failed attempt and 1,000 back-office copies of it, on a paused
+    endpoint so nothing is sent): a bulk replay requeues at most 1,000."""
+    endpoint, _ = register(timeline.org.api, timeline.contract, timeline.box)
+    timeline.box.fail_next(1, status=500)
+    timeline.first_delivery(timeline.payout(unique))
+    limit = catalog()["bulk_replay_max"]
+    operator.seed_webhook_deliveries(timeline.org.org_id, endpoint["id"], limit)
+    operator.set_webhook_endpoint_enabled(timeline.org.org_id, endpoint["id"], False)
+    now = datetime.now(UTC)
+    window = ((now - timedelta(days=1)).isoformat(), (now + timedelta(days=1)).isoformat())
+    answer = operator.replay_webhook_deliveries(timeline.org.org_id, endpoint["id"], *window, status="failed")
+    requeued = answer.get("requeued")
+    expect(isinstance(requeued, int) and 0 < requeued <= limit,
+           f"bulk replay of {limit + 1} failed deliveries answered {answer}, not up to {limit}")

@@ -8,6 +8,8 @@ next, can build their schemathesis schemas from the session at import time, whic
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from payconform import fuzz
@@ -23,18 +25,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Add the requirements fuzz.yaml ties to an operation (`operation_requirements`) to that operation's items.
+    """Add the requirements fuzz.yaml ties to an operation (`operation_requirements`) to that operation's items,
+    and a timeout that grows with the budget (a deep run outlasts the plugin's default per-test timeout).
 
     Runs before the plugin's own hook, so that ``--select`` sees them.
     """
     current = fuzz.current()
     if current is None:
         return
+    timeout = current.settings.timeout()
     for item in items:
         op_id = fuzz.item_operation(item)
         extra = current.settings.operation_requirements.get(op_id or "", [])
         if extra:
             item.add_marker(pytest.mark.req(*extra))
+        if item.path.parent == Path(__file__).parent and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(timeout))
 
 
 @pytest.hookimpl(wrapper=True)

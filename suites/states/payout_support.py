@@ -64,11 +64,15 @@ def timeline(contract: Contract) -> dict[str, Any]:
     return contract.profile["sandbox"]["payout_scenarios"]["timeline"]
 
 
-def scenario_destination(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT) -> str:
+def scenario_destination(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
+                         method: dict[str, Any] | None = None) -> str:
     """Tops up the balance and creates a recipient whose account identifier ends in `scenario`;
-    returns the `destinationAccountId` to pay (the profile's default account picks no scenario)."""
+    returns the `destinationAccountId` to pay (the profile's default account picks no scenario). `method`
+    (a `method_body`) replaces the profile's example payment method."""
     fund_sandbox(api, contract)
     body = recipient_body(contract, unique)
+    if method is not None:
+        body["paymentMethod"] = method
     details = body["paymentMethod"]["recipientDetails"]
     if scenario != DEFAULT:
         field = next(f for f in UNIQUE_FIELDS if f in details)
@@ -86,9 +90,11 @@ def payout_body(contract: Contract, destination: str, reference: str, **fields: 
     return body
 
 
-def create(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT) -> Exchange:
-    """A payout in `scenario`, which must be accepted as a payout (2xx with a `payoutId`)."""
-    payload = payout_body(contract, scenario_destination(api, contract, unique, scenario), unique("ref"))
+def create(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
+           reference: str | None = None) -> Exchange:
+    """A payout in `scenario`, which must be accepted as a payout (2xx with a `payoutId`); `reference` gives
+    it that caller reference instead of a unique one."""
+    payload = payout_body(contract, scenario_destination(api, contract, unique, scenario), reference or unique("ref"))
     ex = api.op("createPayout", json=payload)
     expect_status(ex, success(contract, "createPayout") - {202}, "creating a payout below any approval threshold")
     expect(isinstance(ex.json, dict) and isinstance(ex.json.get("payoutId"), str),

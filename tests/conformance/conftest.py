@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +27,8 @@ from payconform.refserver import RefServer
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "reports" / "project-tests"
 RUN_TIMEOUT = 600
+MUTANT_POOL_SIZE = 20
+MUTANT_FUZZ_BUDGET = 2  # the fuzz-* mutants, which only generated data finds, get the default budget
 
 
 @dataclass
@@ -75,11 +77,13 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
     with RefServer(mutant=mutant) as server, tempfile.TemporaryDirectory(prefix="payconform-target-") as private:
-        target = provision_reference(server)
+        # a selected run gets a larger key pool: its fuzz phase is paced by per-key budgets, not the CPU
+        target = provision_reference(server, **({"pool_size": MUTANT_POOL_SIZE} if select else {}))
         target_file = target.dump(Path(private) / "target.yaml")
         report_dir = out_dir / "report"
         shutil.rmtree(report_dir, ignore_errors=True)
-        cmd = (_selected_run(select, files or [], target_file, report_dir) if select
+        budget = None if (mutant or "").startswith("fuzz-") else MUTANT_FUZZ_BUDGET
+        cmd = (_selected_run(select, files or [], target_file, report_dir, budget) if select
                else _full_run(target_file, report_dir, workers))
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
@@ -95,16 +99,20 @@ def _full_run(target_file: Path, report_dir: Path, workers: int) -> list[str]:
             "--report-dir", str(report_dir), "-n", str(workers or 0)]
 
 
-def _selected_run(select: list[str], files: list[str], target_file: Path, report_dir: Path) -> list[str]:
+def _selected_run(select: list[str], files: list[str], target_file: Path, report_dir: Path,
+                  fuzz_budget: int | None) -> list[str]:
     """Only the files holding tests of the requirements, and only the pytest plugins those files need (a
-    mutant run is mostly start-up time, and schemathesis' and hypothesis' plugins import a lot)."""
+    mutant run is mostly start-up time, and schemathesis' and hypothesis' plugins import a lot). The fuzz
+    phase runs at ``fuzz_budget``: a small one does, since a mutant the fuzz checks see breaks every answer
+    of its kind."""
     text = "".join((ROOT / f).read_text(encoding="utf-8") for f in files)
     unneeded = ["allure_pytest", "anyio", "benchmark", "xdist", "xdist.looponfail"]
     unneeded += [plugin for plugin, module in (("schemathesis", "schemathesis"), ("hypothesispytest", "hypothesis"))
                  if module not in text]
     return [sys.executable, "-m", "pytest", *(files or ["suites"]),
             "-o", "addopts=", "-p", "no:cacheprovider", *(a for p in unneeded for a in ("-p", f"no:{p}")), "-q",
-            "--target", str(target_file), "--report-dir", str(report_dir), "--select", ",".join(select)]
+            "--target", str(target_file), "--report-dir", str(report_dir), "--select", ",".join(select),
+            *(["--fuzz-budget", str(fuzz_budget)] if fuzz_budget else [])]
 
 
 def run_many(jobs: dict[str, dict], parallel: int = 2) -> dict[str, SuiteRun]:
@@ -127,13 +135,17 @@ def files_of(run: SuiteRun, reqs: list[str]) -> list[str]:
 
 @pytest.fixture(scope="session")
 def mutant_runs(pristine_run: SuiteRun) -> dict[str, SuiteRun]:
-    return run_many({m["name"]: {"mutant": m["name"], "select": m["reqs"], "files": files_of(pristine_run, m["reqs"])}
-                     for m in mutants()}, parallel=3)
+    """Runs with the fuzz phase go first: they wait on the pacer longest, and the short ones fill the gaps."""
+    jobs = {m["name"]: {"mutant": m["name"], "select": m["reqs"], "files": files_of(pristine_run, m["reqs"])}
+            for m in mutants()}
+    order = sorted(jobs, key=lambda name: not any(f.startswith("suites/fuzz/") for f in jobs[name]["files"]))
+    return run_many({name: jobs[name] for name in order}, parallel=4)
 
 
 @pytest.fixture(scope="session")
 def variant_runs() -> dict[str, SuiteRun]:
-    return run_many({v["name"]: {"mutant": v["name"], "workers": 2} for v in variants()}, parallel=1)
+    # Whole-suite runs wait mostly on the pacer (the per-IP ceiling), not the CPU: they run side by side.
+    return run_many({v["name"]: {"mutant": v["name"], "workers": 2} for v in variants()}, parallel=3)
 
 
 def iter_report_files(run: SuiteRun) -> Iterator[Path]:

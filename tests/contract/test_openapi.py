@@ -365,3 +365,31 @@ def test_error_schema_is_byte_identical_in_both_documents():
     b = _block(DOCS["checkout"].read_text(encoding="utf-8"), "components", "schemas", "Error")
     assert "not:" in a and "retryable" in a
     assert a == b
+
+
+def test_webhooks_describe_the_22_event_types(docs):
+    """One webhook per event type of contract/catalog/events.yaml, its body an envelope of that type."""
+    catalog = _load(CONTRACT / "catalog" / "events.yaml")["types"]
+    webhooks = docs["payouts"]["webhooks"]
+    assert list(webhooks) == [t["type"] for t in catalog] == docs["payouts"]["components"]["schemas"]["EventType"]["enum"]
+    for entry in catalog:
+        post = webhooks[entry["type"]]["post"]
+        envelope, own = post["requestBody"]["content"]["application/json"]["schema"]["allOf"]
+        assert envelope == {"$ref": "#/components/schemas/EventEnvelope"}
+        assert own["properties"]["type"] == {"const": entry["type"]}
+        assert post["x-requirement"] == entry["req"] and post.get("x-opt-in", False) == entry["opt_in"]
+
+
+@pytest.mark.parametrize("chain", [
+    ["createBeneficiary", "addBeneficiaryMethod", "getBeneficiary", "deleteBeneficiary"],
+    ["createCheckoutProduct", "createCheckoutLink", "publishCheckoutLink", "simulateCheckoutPayment",
+     "refundCheckoutPayment"],
+    ["createPayout", "getOrder", "cancelPayout"],
+])
+def test_links_chain_the_walks_the_fuzz_phase_takes(chain, by_id):
+    """Each step of a walk is reachable from the one before through an OpenAPI link of a success response."""
+    for source, target in zip(chain, chain[1:]):
+        responses = by_id[source][3]["responses"]
+        targets = {link.get("operationId") for code, r in responses.items() if str(code).startswith("2")
+                   for link in (r.get("links") or {}).values()}
+        assert target in targets, f"{source} has no link to {target}"

@@ -24,6 +24,10 @@ PROFILE = {"operations": {
                  "source": "profile"},
     "sendMoney": {"method": "POST", "path": "/echo/send", "idempotency": "required", "moves_money": True,
                   "source": "spec"},
+    "simulateOnLink": {"method": "POST", "path": "/checkout/organizations/{orgId}/links/{linkId}/payments/simulate",
+                       "idempotency": "required", "money_write": False, "sandbox_only": True, "source": "spec"},
+    "fundSandboxOnly": {"method": "POST", "path": "/payments/organizations/{orgId}/sandbox/funding",
+                        "idempotency": "required", "money_write": True, "sandbox_only": True, "source": "profile"},
 }}
 
 
@@ -121,6 +125,20 @@ def test_live_key_refused_on_money_and_checkout_writes(make_api):
     # reads and other writes go through
     assert api.get("/echo/payouts").status == 200
     assert api.get("/checkout/organizations/{orgId}/products").status == 200
+
+
+def test_live_refusal_exception_is_narrow(make_api):
+    """`allow_live_refusal` lets a live key through only for a sandbox-only operation that moves no money."""
+    api = make_api(LIVE)
+    with pytest.raises(SafetyError):
+        api.op("simulateOnLink", linkId="l1", json={})
+    sent = api.op("simulateOnLink", linkId="l1", json={}, allow_live_refusal=True)
+    assert sent.status == 200 and sent.json["headers"]["x-api-key"] == LIVE
+    for op_id, kw in (("createCheckoutProduct", {}), ("fundSandboxOnly", {}), ("sendMoney", {})):
+        with pytest.raises(SafetyError):
+            api.op(op_id, json={}, allow_live_refusal=True, **kw)
+    with pytest.raises(TypeError):
+        api.post("/checkout/organizations/{orgId}/links/l1/payments/simulate", json={}, allow_live_refusal=True)
 
 
 def test_auth_none_and_moves_money(make_api):

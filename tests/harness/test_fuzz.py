@@ -31,7 +31,7 @@ class CountingPacer(NoPacer):
     def __init__(self) -> None:
         self.acquired: list[str | None] = []
 
-    def acquire(self, credential: str | None) -> float:
+    def acquire(self, credential: str | None, method: str = "", url: str = "") -> float:
         self.acquired.append(credential)
         return 0.0
 
@@ -76,6 +76,24 @@ def test_settings_overrides_and_budget(settings_file: Path) -> None:
     assert narrow.operations("checkout", ["createCheckoutProduct", "getCheckoutProduct"]) == ["createCheckoutProduct"]
 
 
+def test_seed_defaults_to_a_fixed_one_and_reaches_schemathesis(settings_file: Path, session: fuzz.FuzzSession) -> None:
+    assert fuzz.FuzzSettings.load(settings_file).seed == fuzz.SEED
+    assert session.config().seed == fuzz.SEED
+    session.settings = fuzz.FuzzSettings.load(settings_file, seed=7)
+    assert session.config().seed == 7
+
+
+def test_timeout_grows_with_the_budget(settings_file: Path) -> None:
+    small, deep = fuzz.FuzzSettings.load(settings_file), fuzz.FuzzSettings.load(settings_file, budget=300)
+    assert small.timeout() >= 120 and deep.timeout() > 300 * small.stateful_steps
+
+
+def test_request_budget_is_shared_by_the_processes(settings_file: Path) -> None:
+    s = fuzz.FuzzSettings.load(settings_file, max_requests=9)
+    assert (s.process_cap(1), s.process_cap(2), s.process_cap(4)) == (9, 5, 3)
+    assert fuzz.FuzzSettings.load(settings_file, max_requests=0).process_cap(2) == 0
+
+
 def test_hypothesis_settings_are_reproducible_and_bounded(settings_file: Path) -> None:
     h = fuzz.FuzzSettings.load(settings_file).hypothesis_settings()
     assert h.derandomize and h.max_examples == 7 and h.database is None
@@ -99,11 +117,13 @@ def test_schema_is_narrowed_to_the_fuzzed_operations(session: fuzz.FuzzSession) 
     assert ops == ["getBalance"]
 
 
-def test_before_call_refreshes_valid_keys_rotates_the_pool_and_paces(session: fuzz.FuzzSession) -> None:
+def test_before_call_refreshes_valid_keys_and_rotates_the_pool_then_pace_waits(session: fuzz.FuzzSession) -> None:
     case = product_case(session, {"x-api-key": KEY_A, "Idempotency-Key": "abc"})
     session.before_call(case)
     assert case.headers["Idempotency-Key"].startswith("pc-") and case.headers["Idempotency-Key"] != "abc"
-    assert case.headers["x-api-key"] == KEY_B and session.pacer.acquired == [KEY_B]
+    assert case.headers["x-api-key"] == KEY_B and session.pacer.acquired == []
+    session.pace(case)
+    assert session.pacer.acquired == [KEY_B]
     assert case.path_parameters["orgId"] == "org1"
     invalid = product_case(session, {"x-api-key": KEY_A, "Idempotency-Key": "not valid!"})
     session.before_call(invalid)
@@ -115,6 +135,11 @@ def test_before_call_refuses_live_key_writes_and_stops_at_the_cap(session: fuzz.
         session.before_call(product_case(session, {"x-api-key": LIVE}))
     session.before_call(product_case(session, {}))
     with pytest.raises(pytest.skip.Exception, match="--fuzz-max-requests"):
+        session.before_call(product_case(session, {}))
+    session.workers = 2  # two processes share the budget of 2: one request each
+    session.requests_sent = 0
+    session.before_call(product_case(session, {}))
+    with pytest.raises(pytest.skip.Exception, match="share of --fuzz-max-requests 2"):
         session.before_call(product_case(session, {}))
 
 
@@ -131,6 +156,7 @@ def test_failure_report_names_requirement_reproduction_and_request_id(session: f
     assert Redactor().redact(text) == text  # the report's redaction leaves the reproduction pasteable
     assert KEY_A not in text
     assert "Idempotency-Key: k1" in text
+    assert f"fuzz seed: {fuzz.SEED} (`payconform run --fuzz-seed {fuzz.SEED}`" in text
 
 
 def test_first_failure_is_kept_and_nothing_more_is_sent(session: fuzz.FuzzSession,
@@ -168,3 +194,14 @@ def test_loads_the_shipped_settings() -> None:
     s = fuzz.FuzzSettings.load(fuzz.settings_path())
     assert s.examples >= 1 and s.max_requests >= 1
     assert openapi.from_path(paths.contract_dir() / "payouts.openapi.yaml") is not None
+
+
+def test_every_request_schemathesis_sends_is_paced(session: fuzz.FuzzSession, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Also the probes checks send without hooks: the transport itself waits for the pacer."""
+    sent: list[Any] = []
+    monkeypatch.setattr(fuzz, "_session", session)
+    paced = fuzz._paced(lambda case, **kwargs: sent.append(case) or "response")
+    case = product_case(session, {"x-api-key": KEY_A})
+    assert paced(case, timeout=1) == "response" and sent == [case]
+    paced(product_case(session, {"x-api-key": "svc_test_not_a_key_of_the_target"}))
+    assert session.pacer.acquired == [KEY_A, None]  # an invalid key is paced under the IP budget only

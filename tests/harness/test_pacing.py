@@ -1,9 +1,14 @@
 import multiprocessing as mp
 import sqlite3
+from pathlib import Path
 
 import pytest
+import yaml
 
-from payconform.pacing import Pacer, credential_id, new_db_path
+from payconform.pacing import Pacer, credential_id, new_db_path, route_limits
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY_C = "svc_test_" + "c" * 32 + "_" + "C" * 43
 
 KEY_A = "svc_test_" + "a" * 32 + "_" + "A" * 43
 KEY_B = "svc_test_" + "b" * 32 + "_" + "B" * 43
@@ -98,3 +103,44 @@ def test_acquire_waits_for_the_window(tmp_path):
     assert slept == []
     waited = pacer.acquire(KEY_A)
     assert waited == pytest.approx(61.0, abs=0.1)  # the oldest send had to leave the 61 s window
+
+
+
+HISTORY = "http://h/business/api/v1/payments/organizations/ck1/balance/history?limit=5"
+BATCHES = "http://h/business/api/v1/payments/organizations/ck1/payouts/batches"
+
+
+def _route_pacer(tmp_path):
+    now = [1000.0]
+    slept = []
+
+    def sleep(s):
+        slept.append(s)
+        now[0] += s
+
+    rows = yaml.safe_load((ROOT / "contract" / "catalog" / "limits.yaml").read_text())["rate_limits"]
+    return Pacer(new_db_path(tmp_path), 1000, 100000, window=61, clock=lambda: now[0], sleep=sleep,
+                 routes=route_limits(rows), exempt=[KEY_C]), slept
+
+
+def test_balance_history_has_a_budget_per_credential(tmp_path):
+    pacer, slept = _route_pacer(tmp_path)
+    for _ in range(54):  # 90 percent of 60
+        pacer.acquire(KEY_A, "GET", HISTORY)
+    pacer.acquire(KEY_B, "GET", HISTORY)  # another credential has its own history budget
+    pacer.acquire(KEY_A, "GET", HISTORY.replace("/history", ""))  # the balance itself is not held to it
+    pacer.acquire(KEY_C, "GET", HISTORY)  # exempt: trips limits on purpose
+    assert slept == []
+    assert pacer.acquire(KEY_A, "GET", HISTORY) == pytest.approx(61.0, abs=0.1)
+
+
+def test_batch_submission_has_one_budget_for_the_run(tmp_path):
+    """The row does not say whose 30 per minute: every paced credential shares it."""
+    pacer, slept = _route_pacer(tmp_path)
+    for _ in range(40):
+        pacer.acquire(KEY_C, "POST", BATCHES)  # exempt, and not counted
+    for key in (KEY_A, KEY_B) * 13 + (KEY_A,):  # 27: 90 percent of 30
+        pacer.acquire(key, "POST", BATCHES)
+    pacer.acquire(KEY_B, "GET", BATCHES)  # reading batches is not submitting
+    assert slept == []
+    assert pacer.acquire(KEY_B, "POST", BATCHES) == pytest.approx(61.0, abs=0.1)

@@ -82,3 +82,14 @@ def test_receiver_keeps_raw_bytes_and_follows_its_script() -> None:
         assert time.monotonic() - started >= 0.3
     finally:
         receiver.close()
+
+
+def test_an_event_of_an_unknown_type_is_accepted_outside_the_script() -> None:
+    receiver = Receiver()
+    try:
+        box = receiver.mailbox()
+        box.fail_next(1, status=500)
+        bodies = [b'{"type": "vendor.new_thing"}', b'{"type": "payout.pending"}', b'{"type": "payout.pending"}']
+        assert [httpx.post(box.url, content=body).status_code for body in bodies] == [204, 500, 204]
+    finally:
+        receiver.close()

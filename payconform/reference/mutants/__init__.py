@@ -86,6 +86,7 @@ def apply(ref: Reference, name: str) -> Mutant:
 from . import (  # noqa: E402,F401
     approvals,
     auth,
+    batches,
     checkout,
     conventions,
     credentials,
@@ -96,8 +97,10 @@ from . import (  # noqa: E402,F401
     idempotency_rules,
     ledger,
     paging,
+    payout_links,
     payouts,
     policy,
+    pricing,
     products,
     rate_limits,
     ratelimit,
@@ -105,5 +108,6 @@ from . import (  # noqa: E402,F401
     resources,
     signing,
     variants,
+    versioning,
     wire_format,
 )

@@ -49,6 +49,21 @@ def on_decide(ref: Reference, change: Callable[[str, dict[str, Any]], tuple[str,
     ref.approvals.decide = decide  # type: ignore[method-assign]
 
 
+def without_policy(ref: Reference, op_id: str) -> None:
+    """While `op_id`'s handler runs no approval threshold or velocity cap applies; other routes keep them."""
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            applies = ref.approvals.applies
+            ref.approvals.applies = lambda call, amount: False  # type: ignore[method-assign]
+            try:
+                return original(call)
+            finally:
+                ref.approvals.applies = applies  # type: ignore[method-assign]
+        return handler
+
+    ref.wrap_handler(op_id, wrap)
+
+
 @mutant("approval-threshold-ignored", reqs=["PAYOUT-T-CREATE-APPROVAL", "APPROVAL-T-PENDING"],
         doc="A payout at the approval threshold is created at once instead of being held (202).")
 def _(ref: Reference) -> None:
@@ -120,3 +135,30 @@ def _(ref: Reference) -> None:
 
     for op_id in QUEUE:
         ref.wrap_handler(op_id, wrap)
+
+
+@mutant("approval-queue-first-only", reqs=["APPROVAL-LIST"],
+        doc="The approval queue lists only its newest approval, whatever the `limit`.")
+def _(ref: Reference) -> None:
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            reply = original(call)
+            return dataclasses.replace(reply, body={**reply.body, "data": reply.body["data"][:1]})
+        return handler
+
+    ref.wrap_handler("listPayoutApprovals", wrap)
+
+
+@mutant("approval-read-returns-newest", reqs=["APPROVAL-READ"],
+        doc="GET /payouts/approvals/{approvalId} answers the organization's newest approval, whatever the id.")
+def _(ref: Reference) -> None:
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            newest = ref.store.one("SELECT id FROM payout_approvals WHERE org_id = ? AND mode = ?"
+                                   " ORDER BY rowid DESC LIMIT 1", (call.org_id, call.mode))
+            if newest is not None:
+                call.params["approvalId"] = newest["id"]
+            return original(call)
+        return handler
+
+    ref.wrap_handler("getPayoutApproval", wrap)

@@ -1,10 +1,14 @@
-"""Mutants of authentication and authorization (indistinguishable 401s, wrong organization)."""
+"""Mutants of authentication and authorization (indistinguishable 401s, wrong organization, scopes, what a key
+may and may not do)."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import ApiError
+from ..operation import Reply
 from . import mutant
 
 if TYPE_CHECKING:
@@ -15,26 +19,33 @@ if TYPE_CHECKING:
     from ..reference import Reference
 
 
+Authenticate = Callable[["Request"], "Principal"]
+
+
+def around_authenticate(ref: Reference) -> Callable[[Callable[[Authenticate, Request], Principal]], None]:
+    """Decorator: `f(original, request)` replaces this server's `ref.auth.authenticate`."""
+    def install(wrapper: Callable[[Authenticate, Request], Principal]) -> None:
+        original = ref.auth.authenticate
+        ref.auth.authenticate = lambda request: wrapper(original, request)  # type: ignore[method-assign]
+    return install
+
+
 @mutant("revoked-key-distinct-type", reqs=["AUTH-REVOKED-KEY", "AUTH-INDISTINGUISHABLE"],
         doc="A revoked key answers 401 KEY_REVOKED instead of the same UNAUTHORIZED as an unknown key.")
 def _(ref: Reference) -> None:
-    original = ref.auth.authenticate
-
-    def authenticate(request: Request) -> Principal:
+    @around_authenticate(ref)
+    def _(original: Authenticate, request: Request) -> Principal:
         key = ref.auth.find_key(request.headers.get("x-api-key"))
         if key is not None and key.revoked:
             raise ApiError("KEY_REVOKED", "This API key was revoked.", status=401)
         return original(request)
 
-    ref.auth.authenticate = authenticate  # type: ignore[method-assign]
-
 
 @mutant("malformed-key-distinct-detail", reqs=["AUTH-INDISTINGUISHABLE"],
         doc="A malformed key answers UNAUTHORIZED with a detail that differs from an unknown key's.")
 def _(ref: Reference) -> None:
-    original = ref.auth.authenticate
-
-    def authenticate(request: Request) -> Principal:
+    @around_authenticate(ref)
+    def _(original: Authenticate, request: Request) -> Principal:
         try:
             return original(request)
         except ApiError as err:
@@ -42,8 +53,6 @@ def _(ref: Reference) -> None:
             if err.type == "UNAUTHORIZED" and raw is not None and not raw.startswith(("svc_test_", "svc_live_")):
                 err.detail = "The API key is malformed."
             raise
-
-    ref.auth.authenticate = authenticate  # type: ignore[method-assign]
 
 
 @mutant("wrong-org-404", reqs=["AUTH-WRONG-ORG-FORBIDDEN"],
@@ -57,3 +66,66 @@ def _(ref: Reference) -> None:
         original(principal, org_id, op)
 
     ref.auth.authorize = authorize  # type: ignore[method-assign]
+
+
+@mutant("key-refusals-403-on-writes", reqs=["AUTH-COMMON-401"],
+        doc="On writes, a revoked, expired or pinned key is refused with 403 (same type) instead of 401.")
+def _(ref: Reference) -> None:
+    @around_authenticate(ref)
+    def _(original: Authenticate, request: Request) -> Principal:
+        try:
+            return original(request)
+        except ApiError as err:
+            if err.status == 401 and request.method != "GET":
+                err.status = 403
+            raise
+
+
+@mutant("api-key-writes-need-signature", reqs=["AUTH-NOTHING-SIGNED"],
+        doc="A write with an API key and no signature is refused 401 SIGNATURE_REQUIRED: the key is not enough.")
+def _(ref: Reference) -> None:
+    @around_authenticate(ref)
+    def _(original: Authenticate, request: Request) -> Principal:
+        principal = original(request)
+        if request.method != "GET" and "x-svc-signature" not in request.headers:
+            raise ApiError("SIGNATURE_REQUIRED", "Sign this request.", status=401)
+        return principal
+
+
+@mutant("scopes-checked-on-first-request-only", reqs=["AUTH-SCOPES-ENFORCED"],
+        doc="A key's scopes are enforced on its first request only; later requests may do anything.")
+def _(ref: Reference) -> None:
+    original = ref.auth.authorize
+    seen: set[str] = set()
+    every_scope = frozenset({"read", "write", "crypto_payouts", "refunds"})
+
+    def authorize(principal: Principal, org_id: str, op: Operation) -> None:
+        if principal.key_id in seen:
+            principal = dataclasses.replace(principal, scopes=every_scope)
+        seen.add(principal.key_id)
+        original(principal, org_id, op)
+
+    ref.auth.authorize = authorize  # type: ignore[method-assign]
+
+
+@mutant("refunds-scope-not-enough", reqs=["AUTH-REFUNDS-SCOPE"],
+        doc="A key with `refunds` and `write` is refused the refund route (INSUFFICIENT_SCOPE) like any other key.")
+def _(ref: Reference) -> None:
+    _needs_scope(ref, "refundCheckoutPayment", "admin")
+
+
+@mutant("approval-queue-needs-write", reqs=["AUTH-KEY-MAY-READ"],
+        doc="Reading the approval queue needs the `write` scope: a read-only key gets INSUFFICIENT_SCOPE.")
+def _(ref: Reference) -> None:
+    _needs_scope(ref, "listPayoutApprovals", "write")
+
+
+@mutant("api-key-replays-deliveries", reqs=["AUTH-KEY-CANNOT-PRIVILEGED"],
+        doc="An API key may bulk-replay a webhook endpoint's deliveries (202) instead of being refused.")
+def _(ref: Reference) -> None:
+    ref.wrap_handler("replayWebhookDeliveries", lambda original: lambda call: Reply(202, {"requeued": 0}))
+
+
+def _needs_scope(ref: Reference, op_id: str, scope: str) -> None:
+    op = ref.operations[op_id]
+    ref.operations[op_id] = dataclasses.replace(op, scopes=(*op.scopes, scope))

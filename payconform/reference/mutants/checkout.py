@@ -266,6 +266,12 @@ def _(ref: Reference) -> None:
     _set_op(ref, "getSandboxScenarios", sandbox_only=False)
 
 
+@mutant("simulate-accepts-live-key", reqs=["PAY-SIMULATE-LIVE-REFUSED"],
+        doc="POST /links/{linkId}/payments/simulate serves a live key instead of 400 LIVE_MODE_UNSUPPORTED.")
+def _(ref: Reference) -> None:
+    _set_op(ref, "simulateCheckoutPayment", sandbox_only=False)
+
+
 @mutant("foreign-link-readable", reqs=["CHK-404-FOREIGN"],
         doc="A link of another organization can be read, listed and paid through this organization's path.")
 def _(ref: Reference) -> None:
@@ -470,6 +476,12 @@ def _(ref: Reference) -> None:
     ref.checkout.publish_in_flight = lambda call: False  # type: ignore[method-assign]
 
 
+@mutant("link-edit-during-publish-runs", reqs=["LINK-PUBLISH-CONFLICT"],
+        doc="A PATCH of a link while a publish of it is in flight runs instead of answering 409 CONFLICT.")
+def _(ref: Reference) -> None:
+    ref.checkout.publish_running = lambda call, publish_path: False  # type: ignore[method-assign]
+
+
 # ---------------------------------------------------------------- refunds
 
 @mutant("refund-without-refunds-scope", reqs=["REFUND-SCOPE", "AUTH-REFUNDS-MISSING", "ERR-INSUFFICIENT-SCOPE"],
@@ -604,3 +616,9 @@ def _(ref: Reference) -> None:
             out.status, out.body["type"], out.body["status"] = 500, "INTERNAL", 500
 
     ref.response_filters.append(generic)
+
+
+@mutant("refund-outcome-unknown-releases-key", reqs=["ERR-REFUND-OUTCOME-UNKNOWN"],
+        doc="REFUND_OUTCOME_UNKNOWN releases the idempotency key: the same request resent refunds again.")
+def _(ref: Reference) -> None:
+    ref.idempotency.releases = lambda err: err.type != "PAYOUT_OUTCOME_UNKNOWN"  # type: ignore[method-assign]

@@ -11,9 +11,13 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..auth import KeyRecord
+from ..clock import iso
 from ..errors import ApiError
+from ..events import EVENT_TYPES
 from ..operation import Call, Reply
 from ..routes.webhooks import new_secret
 from . import mutant
@@ -369,7 +373,7 @@ def _(ref: Reference) -> None:
         ref.operations[op_id] = dataclasses.replace(ref.operations[op_id], handler=lambda call: Reply(200, {}))
 
 
-@mutant("webhooks-developer-tools-ignored", reqs=["WH-SBX-DEVELOPER-DISABLED"],
+@mutant("webhooks-developer-tools-ignored", reqs=["WH-SBX-DEVELOPER-DISABLED", "ERR-DEVELOPER-FEATURE-DISABLED"],
         doc="Sandbox deliveries are listed although the organization's developer tools are off.")
 def _(ref: Reference) -> None:
     op = ref.operations["listSandboxWebhookDeliveries"]
@@ -381,3 +385,276 @@ def _(ref: Reference) -> None:
 def _(ref: Reference) -> None:
     op = ref.operations["listSandboxWebhookDeliveries"]
     ref.operations[op.op_id] = dataclasses.replace(op, sandbox_only=False)
+
+
+# ---------------------------------------------------------------- the event types, driven through the domain
+
+
+def _drop(ref: Reference, *types: str) -> None:
+    """Events of `types` are never recorded."""
+    _record(ref, lambda rec, o, m, t, d, n: "" if t in types else rec(o, m, t, d, n))
+
+
+def _data(ref: Reference, type_: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """`data` of events of `type_` goes through `change` before it is stored."""
+    _record(ref, lambda rec, o, m, t, d, n: rec(o, m, t, change(dict(d)) if t == type_ else d, n))
+
+
+@mutant("events-payout-processing-missing", reqs=["EVT-PAYOUT-PROCESSING"],
+        doc="A payout the network picks up moves to `processing` without a `payout.processing` event.")
+def _(ref: Reference) -> None:
+    _drop(ref, "payout.processing")
+
+
+@mutant("events-payout-completed-missing", reqs=["EVT-PAYOUT-COMPLETED"],
+        doc="A paid payout records no `payout.completed`.")
+def _(ref: Reference) -> None:
+    _drop(ref, "payout.completed")
+
+
+@mutant("events-payout-failed-no-failure-code", reqs=["EVT-PAYOUT-FAILED"],
+        doc="`payout.failed` carries no `failureCode`.")
+def _(ref: Reference) -> None:
+    _data(ref, "payout.failed", lambda d: {k: v for k, v in d.items() if k != "failureCode"})
+
+
+@mutant("events-payout-returned-as-failed", reqs=["EVT-PAYOUT-RETURNED"],
+        doc="A bank return is announced as `payout.failed` instead of `payout.returned`.")
+def _(ref: Reference) -> None:
+    _record(ref, lambda rec, o, m, t, d, n: rec(o, m, "payout.failed" if t == "payout.returned" else t, d, n))
+
+
+@mutant("events-payout-canceled-missing", reqs=["EVT-PAYOUT-CANCELED"], doc="Canceling a payout records no event.")
+def _(ref: Reference) -> None:
+    _drop(ref, "payout.canceled")
+
+
+@mutant("events-approval-pending-missing", reqs=["EVT-APPROVAL-PENDING"],
+        doc="A payout held for approvers records no `payout_approval.pending`.")
+def _(ref: Reference) -> None:
+    _drop(ref, "payout_approval.pending")
+
+
+@mutant("events-approval-decisions-missing", reqs=["EVT-APPROVAL-APPROVED", "EVT-APPROVAL-REJECTED",
+                                                  "EVT-APPROVAL-EXPIRED"],
+        doc="Approving, rejecting and expiring an approval change its status without an event.")
+def _(ref: Reference) -> None:
+    _drop(ref, "payout_approval.approved", "payout_approval.rejected", "payout_approval.expired")
+
+
+@mutant("events-approval-executed-no-payout-id", reqs=["EVT-APPROVAL-EXECUTED"],
+        doc="`payout_approval.executed` does not carry the `payoutId` of the payout made.")
+def _(ref: Reference) -> None:
+    _data(ref, "payout_approval.executed",
+          lambda d: {"approval": {k: v for k, v in d["approval"].items() if k != "payoutId"}})
+
+
+@mutant("events-approval-execution-failed-no-error", reqs=["EVT-APPROVAL-EXECUTION-FAILED"],
+        doc="`payout_approval.execution_failed` does not carry `approval.error`.")
+def _(ref: Reference) -> None:
+    _data(ref, "payout_approval.execution_failed",
+          lambda d: {"approval": {k: v for k, v in d["approval"].items() if k != "error"}})
+
+
+@mutant("events-approval-data-flat", reqs=["EVT-DATA-APPROVAL"],
+        doc="`payout_approval.*` carry the approval's fields flat in `data`, not under `approval`.")
+def _(ref: Reference) -> None:
+    _record(ref, lambda rec, o, m, t, d, n: rec(o, m, t, d["approval"] if t.startswith("payout_approval.") else d, n))
+
+
+@mutant("events-checkout-paid-missing", reqs=["EVT-CHECKOUT-PAID"], doc="A paid checkout payment is not announced.")
+def _(ref: Reference) -> None:
+    _drop(ref, "checkout_payment.paid")
+
+
+@mutant("events-checkout-outcomes-missing", reqs=["EVT-CHECKOUT-FAILED", "EVT-CHECKOUT-REFUNDED",
+                                                 "EVT-CHECKOUT-REVERSED"],
+        doc="A failed, refunded or charged-back checkout payment is not announced.")
+def _(ref: Reference) -> None:
+    _drop(ref, "checkout_payment.failed", "checkout_payment.refunded", "checkout_payment.reversed")
+
+
+@mutant("events-partial-refund-missing", reqs=["EVT-CHECKOUT-PARTIALLY-REFUNDED"],
+        doc="A partial refund is not announced.")
+def _(ref: Reference) -> None:
+    _drop(ref, "checkout_payment.partially_refunded")
+
+
+@mutant("events-partial-refund-total-is-piece", reqs=["PAY-WEBHOOK-PARTIAL-REFUND"],
+        doc="`checkout_payment.partially_refunded` carries the piece as `refunded`, not the running total.")
+def _(ref: Reference) -> None:
+    _data(ref, "checkout_payment.partially_refunded", lambda d: {**d, "refunded": d["refund"]})
+
+
+@mutant("events-checkout-amounts-in-base-units", reqs=["PAY-WEBHOOK-DECIMAL"],
+        doc="Checkout payment events carry amounts in base units (`15000`), not decimal strings.")
+def _(ref: Reference) -> None:
+    def base_units(data: dict[str, Any]) -> dict[str, Any]:
+        return {k: str(int(v.replace(".", ""))) if k in ("amount", "refunded", "refund") else v for k, v in data.items()}
+
+    _record(ref, lambda rec, o, m, t, d, n: rec(o, m, t, base_units(d) if t.startswith("checkout_payment.") else d, n))
+
+
+@mutant("events-type-renamed", reqs=["EVT-TYPES-22", "EVT-TYPE"],
+        doc="A completed payout is announced as `payout.succeeded`, a type outside the 22.")
+def _(ref: Reference) -> None:
+    _record(ref, lambda rec, o, m, t, d, n: rec(o, m, "payout.succeeded" if t == "payout.completed" else t, d, n))
+
+
+@mutant("events-network-status-words", reqs=["EVT-NO-NETWORK-NAMES"],
+        doc="`payout.processing` carries the network's status word `IN_TRANSIT` as `status`.")
+def _(ref: Reference) -> None:
+    _data(ref, "payout.processing", lambda d: {**d, "status": "IN_TRANSIT"})
+
+
+@mutant("events-fee-as-string", reqs=["CONV-MONEY-FEE-OBJECT"],
+        doc="Payout events carry `fee` as a decimal string instead of `{amount, currency}`.")
+def _(ref: Reference) -> None:
+    _record(ref, lambda rec, o, m, t, d, n: rec(o, m, t, {**d, "fee": d["fee"]["amount"]} if t.startswith("payout.")
+                                                else d, n))
+
+
+@mutant("events-dispute-announced", reqs=["EVT-NOT-ANNOUNCED"],
+        doc="An open dispute is announced at once as `checkout_payment.reversed`.")
+def _(ref: Reference) -> None:
+    original, announced = ref.dispatcher.settle_due, set()
+
+    def settle_due(org_id: str | None) -> None:
+        original(org_id)
+        with ref.store.tx():
+            for row in ref.store.all("SELECT * FROM checkout_payments WHERE disputed = 1"):
+                if row["id"] not in announced:
+                    announced.add(row["id"])
+                    ref.events.record(row["org_id"], row["mode"], "checkout_payment.reversed",
+                                      {"paymentId": row["id"], "status": "disputed"}, ref.clock.now(row["org_id"]))
+
+    ref.dispatcher.settle_due = settle_due
+
+
+# ---------------------------------------------------------------- routing and delivery
+
+
+@mutant("events-checkout-not-opt-in", reqs=["EVT-ROUTING-CHECKOUT-OPT-IN"],
+        doc="Checkout-payment events go to every endpoint, opted in or not.")
+def _(ref: Reference) -> None:
+    ref.events.routes_to = lambda endpoint, type_: True
+
+
+@mutant("webhooks-no-backfill", reqs=["EVT-BACKFILL"], doc="A new endpoint receives no event recorded before it.")
+def _(ref: Reference) -> None:
+    ref.events.backfill = timedelta(0)
+
+
+@mutant("webhooks-register-ignores-events", reqs=["WH-REGISTER"],
+        doc="Registration drops the `events` opt-in list: checkout-payment events never reach the endpoint.")
+def _(ref: Reference) -> None:
+    original = ref.events.backfill_endpoint
+
+    def backfill_endpoint(endpoint: Any, now: Any) -> None:
+        ref.store.run("UPDATE webhook_endpoints SET events = '[]' WHERE id = ?", (endpoint["id"],))
+        original(endpoint, now)
+
+    ref.events.backfill_endpoint = backfill_endpoint
+
+
+@mutant("webhooks-dispatch-order-reversed", reqs=["WH-AT-LEAST-ONCE"],
+        doc="Due deliveries are sent newest first, against `sequence` order.")
+def _(ref: Reference) -> None:
+    original = ref.dispatcher._due
+    ref.dispatcher._due = lambda org_id: list(reversed(original(org_id)))  # type: ignore[method-assign]
+
+
+@mutant("webhooks-processing-not-delivered", reqs=["PAYOUT-EVENTS-AT-LEAST-ONCE"],
+        doc="`payout.processing` is recorded in the feed but never queued for delivery.")
+def _(ref: Reference) -> None:
+    original = ref.events.queue
+
+    def queue(endpoint_id: str, org_id: str, mode: str, event_id: str, type_: str, due: str) -> None:
+        if type_ != "payout.processing":
+            original(endpoint_id, org_id, mode, event_id, type_, due)
+
+    ref.events.queue = queue  # type: ignore[method-assign]
+
+
+@mutant("webhooks-first-attempt-delayed", reqs=["WH-DISPATCH-15S"],
+        doc="The first attempt of a delivery is due a minute after the event, not within 15 seconds.")
+def _(ref: Reference) -> None:
+    original = ref.events.queue
+
+    def queue(endpoint_id: str, org_id: str, mode: str, event_id: str, type_: str, due: str) -> None:
+        original(endpoint_id, org_id, mode, event_id, type_, iso(datetime.fromisoformat(due) + timedelta(seconds=60)))
+
+    ref.events.queue = queue  # type: ignore[method-assign]
+
+
+@mutant("webhooks-third-retry-early", reqs=["WH-RETRY-SCHEDULE"],
+        doc="The third retry comes 7.5 minutes after the second, under both described gaps (15 and 30 minutes).")
+def _(ref: Reference) -> None:
+    ladder = list(ref.dispatcher.ladder)
+    ladder[2] = 450
+    ref.dispatcher.ladder = tuple(ladder)
+
+
+@mutant("webhooks-seven-attempts", reqs=["WH-RETRY-SCHEDULE-ALT"],
+        doc="A failing delivery is dead after seven attempts, which fits neither schedule.")
+def _(ref: Reference) -> None:
+    ref.dispatcher.ladder = ref.dispatcher.ladder[:6]
+
+
+@mutant("webhooks-rotation-overlap-one-hour", reqs=["ROT-WEBHOOK-SECRET-OVERLAP"],
+        doc="After rotation the old secret signs for one hour, not 24.")
+def _(ref: Reference) -> None:
+    original = ref.dispatcher.secrets_for
+
+    def secrets_for(endpoint: Any, now: datetime) -> list[str]:
+        keys = original(endpoint, now)
+        until = endpoint["previous_valid_until"]
+        if until and datetime.fromisoformat(until) - now < timedelta(hours=23):
+            return keys[:1]
+        return keys
+
+    ref.dispatcher.secrets_for = secrets_for
+
+
+@mutant("webhooks-delivery-log-unbounded", reqs=["WH-DELIVERY-LOG-LIMIT"],
+        doc="The delivery list returns every attempt, not the 50 newest.")
+def _(ref: Reference) -> None:
+    ref.events.delivery_log = 100_000
+
+
+@mutant("webhooks-secret-is-an-api-key", reqs=["WH-SECRET-SEPARATE"],
+        doc="A webhook endpoint's `whsec_` secret is accepted as an API key of its organization.")
+def _(ref: Reference) -> None:
+    original = ref.auth.find_key
+
+    def find_key(raw: str | None) -> Any:
+        endpoint = ref.store.one("SELECT * FROM webhook_endpoints WHERE secret = ?", (raw or "",))
+        if endpoint is None:
+            return original(raw)
+        return KeyRecord(id="whsec", org_id=endpoint["org_id"], mode=endpoint["mode"], prefix="whsec",
+                         scopes=frozenset({"read", "write"}), expires_at="9999-12-31T00:00:00Z", pinned_ips=(),
+                         revoked=False)
+
+    ref.auth.find_key = find_key  # type: ignore[method-assign]
+
+
+@mutant("webhooks-sandbox-events-enum-old", reqs=["VER-SANDBOX-EVENTS-ENUM"],
+        doc="Sandbox registration refuses the approval types and `checkout_payment.partially_refunded` in `events`.")
+def _(ref: Reference) -> None:
+    added = {"checkout_payment.partially_refunded"} | {t for t in EVENT_TYPES if t.startswith("payout_approval.")}
+
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            body = call.json()
+            if isinstance(body, dict) and added & set(body.get("events") or []):
+                raise ApiError("VALIDATION_ERROR", errors=[{"field": "events", "reason": "unknown event type"}])
+            return original(call)
+        return handler
+
+    ref.wrap_handler("createSandboxWebhookEndpoint", wrap)
+
+
+@mutant("webhooks-bulk-replay-unbounded", reqs=["WH-BULK-REPLAY-LIMIT"],
+        doc="Bulk replay requeues every matching delivery, beyond 1,000.")
+def _(ref: Reference) -> None:
+    ref.events.bulk_replay_max = 100_000

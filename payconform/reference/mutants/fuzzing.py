@@ -30,11 +30,11 @@ def _(ref: Reference) -> None:
 
 
 @mutant("fuzz-negative-amount-accepted", reqs=["ERR-BAD-REQUEST"],
-        doc="A negative amount (product `unitAmount`, sandbox funding `amount`) is accepted, its absolute value used, "
-            "instead of 400 BAD_REQUEST.")
+        doc="A negative amount (product `unitAmount`, sandbox funding `amount`, payout link `sourceAmount`) is "
+            "accepted, its absolute value used, instead of 400 BAD_REQUEST.")
 def _(ref: Reference) -> None:
     for op_id, field in (("createCheckoutProduct", "unitAmount"), ("updateCheckoutProduct", "unitAmount"),
-                         ("fundSandbox", "amount")):
+                         ("fundSandbox", "amount"), ("createPayoutLink", "sourceAmount")):
         @around(ref, op_id)
         def _(original: Handler, call: Call, field: str = field) -> Reply:
             amount = body(call).get(field)

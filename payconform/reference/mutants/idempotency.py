@@ -30,6 +30,13 @@ def _(ref: Reference) -> None:
     ref.idempotency.releases = lambda err: err.status >= 500 and err.type != "PAYOUT_OUTCOME_UNKNOWN"  # type: ignore[method-assign]
 
 
+@mutant("internal-keeps-key", reqs=["IDEM-500-RELEASES"],
+        doc="A 500 INTERNAL answer keeps the key: the same request sent again replays the 500 instead of running.")
+def _(ref: Reference) -> None:
+    kept = ("PAYOUT_OUTCOME_UNKNOWN", "REFUND_OUTCOME_UNKNOWN", "INTERNAL")
+    ref.idempotency.releases = lambda err: err.type not in kept  # type: ignore[method-assign]
+
+
 @mutant("idem-key-256-accepted", reqs=["IDEM-CHARSET", "LIMIT-IDEM-KEY-LENGTH"],
         doc="A 256-character Idempotency-Key is accepted instead of 400 IDEMPOTENCY_KEY_INVALID.")
 def _(ref: Reference) -> None:

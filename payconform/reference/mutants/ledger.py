@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import QueryParams
 
+from .. import ledger
 from ..clock import iso, parse_instant
 from ..errors import ApiError, field_error
 from ..ledger import HISTORY_MAX_ORDERS, order_count
+from ..lifecycle import PROCESSING, Step
 from ..operation import Call, Reply
 from . import mutant
 from .paging import _with_query
@@ -368,14 +370,19 @@ def _(ref: Reference) -> None:
         return reply
 
 
-@mutant("btx-returns-not-listed", reqs=["BTX-COVERAGE"],
-        doc="Balance transactions leave out the rows of payouts returned or failed with money coming back.")
-def _(ref: Reference) -> None:
+def _unlisted(ref: Reference, types: tuple[str, ...]) -> None:
+    """Balance transactions leave out the rows of these types."""
     @around(ref, BTX)
     def _(original: Handler, call: Call) -> Reply:
         reply = original(call)
-        reply.body["data"] = [row for row in reply.body["data"] if row["type"] != "payout_return"]
+        reply.body["data"] = [row for row in reply.body["data"] if row["type"] not in types]
         return reply
+
+
+@mutant("btx-returns-not-listed", reqs=["BTX-COVERAGE"],
+        doc="Balance transactions leave out the rows of payouts returned or failed with money coming back.")
+def _(ref: Reference) -> None:
+    _unlisted(ref, ("payout_return",))
 
 
 @mutant("history-size-limit-off-by-one", reqs=["HIST-TOO-LARGE", "HIST-SIZE-LIMIT"],
@@ -388,7 +395,7 @@ def _(ref: Reference) -> None:
         return original(call)
 
 
-@mutant("history-size-unlimited", reqs=["HIST-TOO-LARGE"],
+@mutant("history-size-unlimited", reqs=["HIST-TOO-LARGE", "ERR-HISTORY-TOO-LARGE"],
         doc="Balance history answers however many orders the organization holds, never 413.")
 def _(ref: Reference) -> None:
     @around(ref, HISTORY)
@@ -399,3 +406,141 @@ def _(ref: Reference) -> None:
             if err.type != "HISTORY_TOO_LARGE":
                 raise
             return Reply(200, {"entries": [], "hasMore": False})
+
+
+# ---------------------------------------------------------------- history rules, sources, retention, rate
+
+
+def _listed_too(ref: Reference, extra: Any) -> None:
+    """Balance history lists `extra(call)` entries besides its own."""
+    @around(ref, HISTORY)
+    def _(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        reply.body["entries"] += extra(call)
+        return reply
+
+
+@mutant("history-pending-deposit-listed", reqs=["HIST-ENTRY-DEPOSIT"],
+        doc="A deposit to the funding account is in the balance history while still pending.")
+def _(ref: Reference) -> None:
+    def pending(call: Call) -> list[dict[str, Any]]:
+        rows = ref.store.all("SELECT * FROM deposits WHERE org_id = ? AND mode = ? AND status = 'pending'",
+                             (call.org_id, call.mode))
+        return [{"id": row["id"], "type": "funding", "status": "COMPLETED", "amount": row["amount"],
+                 "currency": row["currency"]} for row in rows]
+
+    _listed_too(ref, pending)
+
+
+@mutant("compliance-rejection-reversed", reqs=["HIST-COMPLIANCE-STAYS-DEBITED"],
+        doc="A payout rejected by compliance gets its money back (a `reversal`) instead of staying debited.")
+def _(ref: Reference) -> None:
+    ref.lifecycle.timelines["0005"] = (PROCESSING, Step(30, "payout.failed", "failed", "compliance_rejected", True))
+
+
+@mutant("wallet-payout-debited", reqs=["HIST-WALLET-PAYOUT-NOTHING"],
+        doc="A payout funded from the own wallet is also debited from the balance (a `payout` entry).")
+def _(ref: Reference) -> None:
+    @around(ref, "createPayout")
+    def _(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        if isinstance(reply.body, dict) and reply.body.get("requiresFunding"):
+            ledger.post(call, type="payout", amount=-Decimal(reply.body["sourceAmount"]),
+                        currency=reply.body["sourceCurrency"], order_id=reply.body["payoutId"])
+        return reply
+
+
+@mutant("untracked-movement-listed", reqs=["HIST-UNTRACKED-NETWORK"],
+        doc="A movement on a network whose balance is not tracked is listed as a balance history entry.")
+def _(ref: Reference) -> None:
+    def movement(call: Call) -> list[dict[str, Any]]:
+        if ledger.flag(ref.store, call.org_id, call.mode, ledger.UNTRACKED) is None:
+            return []
+        return [{"id": "untracked", "type": "funding", "status": "COMPLETED"}]
+
+    _listed_too(ref, movement)
+
+
+@mutant("history-note-missing", reqs=["HIST-NOTE"], doc="Balance history withholds `balanceAfter` without a `note`.")
+def _(ref: Reference) -> None:
+    _rewrite_entries(ref, lambda body: body.pop("note", None))
+
+
+@mutant("hold-not-listed", reqs=["HIST-HOLD-IN-BTX"],
+        doc="A hold lowers `available` but is not listed in the balance transactions.")
+def _(ref: Reference) -> None:
+    _unlisted(ref, ledger.HOLD_TYPES)
+
+
+@mutant("history-since-inclusive", reqs=["HIST-SINCE"],
+        doc="Balance history `since=T` also lists the entries settled exactly at T.")
+def _(ref: Reference) -> None:
+    @around(ref, HISTORY)
+    def _(original: Handler, call: Call) -> Reply:
+        since = parse_instant(call.query_params.get("since") or "")
+        return original(_with_query(call, since=iso(since - timedelta(milliseconds=1))) if since else call)
+
+
+@mutant("btx-rows-restated", reqs=["BTX-APPEND-ONLY"],
+        doc="Listed balance transactions are restated: every row shows the latest `balanceAfter`.")
+def _(ref: Reference) -> None:
+    @around(ref, BTX)
+    def _(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        latest = ledger.balance(ref.store, call.org_id, call.mode, "USD")
+        for row in reply.body["data"]:
+            row["balanceAfter"] = f"{latest:.2f}"
+        return reply
+
+
+@mutant("btx-unloaded-unavailable", reqs=["BTX-EMPTY-BEFORE-LOAD"],
+        doc="Before historical rows are loaded, balance transactions answer 503 instead of an empty page.")
+def _(ref: Reference) -> None:
+    @around(ref, BTX)
+    def _(original: Handler, call: Call) -> Reply:
+        if ledger.flag(ref.store, call.org_id, call.mode, ledger.UNLOADED) is not None:
+            raise ApiError("ORDERS_TEMPORARILY_UNAVAILABLE")
+        return original(call)
+
+
+@mutant("audit-retention-one-year", reqs=["AUDIT-RETENTION", "AUDIT-RETENTION-LIMIT"],
+        doc="Audit rows older than one year are no longer listed (retention is five years).")
+def _(ref: Reference) -> None:
+    @around(ref, AUDIT)
+    def _(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        cutoff = iso(call.now - timedelta(days=365))
+        reply.body["data"] = [row for row in reply.body["data"] if row["createdAt"] >= cutoff]
+        return reply
+
+
+@mutant("wallet-priced", reqs=["BAL-WALLET-FACE-VALUE"],
+        doc="Wallet stablecoins are listed at a market price (0.9990 per token), not at face value.")
+def _(ref: Reference) -> None:
+    def priced(body: dict[str, Any]) -> None:
+        for row in body["wallet"]:
+            row["amount"] = str(Decimal(row["amount"]) * Decimal("0.9990"))
+
+    _rewrite_balance(ref, priced)
+
+
+@mutant("unavailable-not-named", reqs=["BAL-UNAVAILABLE-NAMES-SOURCE"],
+        doc="GET /balance leaves `unavailable` empty although a source could not be read.")
+def _(ref: Reference) -> None:
+    _rewrite_balance(ref, lambda body: body.update(unavailable=[]))
+
+
+@mutant("unavailable-source-still-summed", reqs=["BAL-UNAVAILABLE-FLOOR"],
+        doc="With the provider unreadable, `balances` still adds its last known figure (not a floor).")
+def _(ref: Reference) -> None:
+    def summed(body: dict[str, Any]) -> None:
+        if body["unavailable"]:
+            body["balances"] = [{"currency": row["currency"], "amount": row["amount"]} for row in body["ledger"]]
+
+    _rewrite_balance(ref, summed)
+
+
+@mutant("history-rate-default", reqs=["RATE-HISTORY"],
+        doc="Balance history has no limit of its own: only the default 100 per minute applies.")
+def _(ref: Reference) -> None:
+    ref.ratelimit.per_operation_limits = {}

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 # list operation -> the key of its items; history pages forward in time (`id > p`), the others backwards
 LISTS = {"getBalanceHistory": "entries", "listBalanceTransactions": "data", "listAuditEvents": "data",
          "listBeneficiaries": "data", "listCheckoutProducts": "data", "listCheckoutLinks": "data",
-         "listCheckoutPayments": "data", "listPayouts": "data"}
-ASCENDING = {"getBalanceHistory"}
+         "listCheckoutPayments": "data", "listPayouts": "data", "listPayoutApprovals": "data",
+         "listPayoutBatches": "data", "listPayoutBatchItems": "data", "listOrders": "data"}
+ASCENDING = {"getBalanceHistory", "listPayoutBatchItems"}
 ID_CURSOR = {"listBalanceTransactions", "listAuditEvents"}  # the cursor is the row id itself
 
 

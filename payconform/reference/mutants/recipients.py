@@ -211,7 +211,7 @@ def _(ref: Reference) -> None:
 
 
 @mutant("already-linked-without-existing-ids",
-        reqs=["RCP-BANK-ACCOUNT-ALREADY-LINKED", "ERR-BANK-ACCOUNT-ALREADY-LINKED"],
+        reqs=["RCP-BANK-ACCOUNT-ALREADY-LINKED", "ERR-BANK-ACCOUNT-ALREADY-LINKED", "ERRBODY-EXISTING-IDS"],
         doc="409 BANK_ACCOUNT_ALREADY_LINKED carries no `existingRecipientId` / `existingMethodId`.")
 def _(ref: Reference) -> None:
     @around(ref, "addBeneficiaryMethod")

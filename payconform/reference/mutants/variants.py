@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..responses import Outgoing
@@ -11,6 +12,7 @@ if TYPE_CHECKING:
     from ..reference import Reference
 
 EXTENSION = {"note": "vendor extension; additions are backwards compatible and safe to ignore"}
+UNKNOWN_EVENT_TYPE = "vendor_extension.noted"  # not one of the 22: receivers ignore unrecognized types
 
 
 def _extend(value: Any) -> Any:
@@ -23,12 +25,22 @@ def _extend(value: Any) -> Any:
     return value
 
 
-@variant("extra-fields", doc="Every JSON object in every response body, error bodies included, gains an unknown field.")
+@variant("extra-fields",
+         doc="Every JSON object in every response body, error bodies included, gains an unknown field; every event "
+             "is followed by one of an unknown type, in the feed and to every endpoint (Versioning rule 2).")
 def _(ref: Reference) -> None:
     def extend(out: Outgoing) -> None:
         out.body = _extend(out.body)
 
     ref.response_filters.append(extend)
+    record = ref.events.record
+
+    def record_with_unknown(org_id: str, mode: str, type_: str, data: dict[str, Any], now: datetime) -> str:
+        event_id = record(org_id, mode, type_, data, now)
+        record(org_id, mode, UNKNOWN_EVENT_TYPE, {**EXTENSION, "after": event_id}, now)
+        return event_id
+
+    ref.events.record = record_with_unknown  # type: ignore[method-assign]
 
 
 @variant("detail-wording", doc="Every error `detail` is worded differently (wording is not stable, the type is).")

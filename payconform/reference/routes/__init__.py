@@ -7,21 +7,24 @@ from . import (
     approvals,
     audit,
     balance,
+    batches,
     events,
     funding,
     keys,
     links,
     payments,
+    payout_links,
     payouts,
     policy,
+    pricing,
     products,
     recipients,
     refunds,
     webhooks,
 )
 
-AREAS = (recipients, products, links, payments, refunds, payouts, funding, approvals, policy,
-         balance, audit, keys, events, webhooks)
+AREAS = (recipients, products, links, payments, refunds, payouts, pricing, funding, approvals, batches, policy,
+         balance, audit, keys, events, webhooks, payout_links)
 
 
 def all_operations() -> list[Operation]:

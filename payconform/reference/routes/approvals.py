@@ -100,7 +100,8 @@ def approve(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int
     org_id, row = _pending(ref, request)
     _audit(ref, request, org_id, row, "payout_approval.approve")
     ref.approvals.decide(ref.store, row, "approved", ref.clock.now(org_id), approvals=row["approvals"] + 1)
-    execute(ref, request, org_id, row)
+    if row["kind"] == "payout":  # an approved batch stays `approved`: its confirm then creates the payouts
+        execute(ref, request, org_id, row)
     return 200, approval_json(ref.approvals.find(ref.store, org_id, row["mode"], row["id"], ref.clock.now(org_id)))
 
 

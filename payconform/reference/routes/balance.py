@@ -8,6 +8,7 @@ transactions are newest first with the row id as cursor, as the spec describes.
 from __future__ import annotations
 
 import sqlite3
+from decimal import Decimal
 from typing import Any
 
 from .. import ledger
@@ -25,15 +26,28 @@ HISTORY_ENTRY = {"funding": ("funding", "COMPLETED"), "payout": ("payout", "DEBI
 
 
 def get_balance(call: Call) -> Reply:
-    amount = fmt(ledger.balance(call.ref.store, call.org_id, call.mode, SANDBOX_CURRENCY))
-    figure = [{"currency": SANDBOX_CURRENCY, "amount": amount}]
-    return Reply(200, {
-        "balances": figure,
+    """`balances` sums the readable sources per currency (wallet tokens at face value); an unreadable source
+    is named in `unavailable` and left out of `balances`, which is then a floor.
+    `available` is the provider figure less what holds reserve (the holds are balance transactions)."""
+    store = call.ref.store
+    amount = ledger.balance(store, call.org_id, call.mode, SANDBOX_CURRENCY)
+    held = ledger.reserved(store, call.org_id, call.mode, SANDBOX_CURRENCY)
+    unavailable = ledger.unreadable_sources(store, call.org_id, call.mode)
+    figure = [] if "provider" in unavailable else [{"currency": SANDBOX_CURRENCY, "amount": fmt(amount)}]
+    own = [] if "wallet" in unavailable else ledger.wallet(store, call.org_id, call.mode)
+    totals: dict[str, Decimal] = {}
+    for source in (*figure, *own):
+        totals[source["currency"]] = totals.get(source["currency"], Decimal(0)) + Decimal(source["amount"])
+    body: dict[str, Any] = {
+        "balances": [{"currency": currency, "amount": fmt(total)} for currency, total in totals.items()],
         "provider": figure,
-        "wallet": [],
-        "ledger": [{"currency": SANDBOX_CURRENCY, "amount": amount, "reserved": "0.00"}],
-        "unavailable": [],
-    })
+        "wallet": own,
+        "ledger": [{"currency": SANDBOX_CURRENCY, "amount": fmt(amount), "reserved": fmt(held)}],
+        "unavailable": unavailable,
+    }
+    if figure:
+        body["available"] = [{"currency": SANDBOX_CURRENCY, "amount": fmt(amount - held)}]
+    return Reply(200, body)
 
 
 def fund_sandbox(call: Call) -> Reply:
@@ -48,11 +62,30 @@ def fund_sandbox(call: Call) -> Reply:
     return Reply(200, {"balance": {"currency": currency, "amount": fmt(after)}})
 
 
-def _history_entry(row: sqlite3.Row) -> dict[str, Any]:
+UNTRACKED_NOTE = ("balanceAfter is withheld: movements on a network whose balance is not tracked happened, so the"
+                  " running total no longer reconciles with GET balance.")
+HOLD_NOTE = ("balanceAfter is withheld: a hold reserves part of the balance (see the balance transactions), so"
+             " the running total does not reconcile with GET balance.")
+
+
+def _withheld_because(call: Call) -> str | None:
+    """Why `balanceAfter` cannot be published (the running total does not reconcile with GET balance), or None."""
+    store = call.ref.store
+    if ledger.flag(store, call.org_id, call.mode, ledger.UNTRACKED) is not None:
+        return UNTRACKED_NOTE
+    if ledger.reserved(store, call.org_id, call.mode, SANDBOX_CURRENCY):
+        return HOLD_NOTE
+    return None
+
+
+def _history_entry(row: sqlite3.Row, withheld: bool) -> dict[str, Any]:
     kind, status = HISTORY_ENTRY[row["type"]]
-    return {"id": str(row["id"]), "type": kind, "status": status, "amount": row["amount"],
-            "currency": row["currency"], "balanceAfter": row["balance_after"], "orderId": row["order_id"],
-            "createdAt": row["created_at"]}
+    entry = {"id": str(row["id"]), "type": kind, "status": status, "amount": row["amount"],
+             "currency": row["currency"], "balanceAfter": row["balance_after"], "orderId": row["order_id"],
+             "createdAt": row["created_at"]}
+    if withheld:
+        del entry["balanceAfter"]
+    return entry
 
 
 def balance_history(call: Call) -> Reply:
@@ -72,7 +105,11 @@ def balance_history(call: Call) -> Reply:
            + (" AND created_at > ?" if since else "") + " ORDER BY id LIMIT ?")
     args: list[Any] = [call.org_id, call.mode, after, *HISTORY_ENTRY]
     rows = call.ref.store.all(sql, (*args, *([iso(since)] if since else []), limit + 1))
-    body: dict[str, Any] = {"entries": [_history_entry(r) for r in rows[:limit]], "hasMore": len(rows) > limit}
+    note = _withheld_because(call)
+    entries = [_history_entry(r, note is not None) for r in rows[:limit]]
+    body: dict[str, Any] = {"entries": entries, "hasMore": len(rows) > limit}
+    if note is not None:
+        body["note"] = note
     if len(rows) > limit:
         body["nextCursor"] = call.ref.cursors.encode(scope, rows[limit - 1]["id"])
     return Reply(200, body)
@@ -99,6 +136,8 @@ def balance_transactions(call: Call) -> Reply:
         if value is not None:
             where.append(clause)
             args.append(value)
+    if ledger.flag(call.ref.store, call.org_id, call.mode, ledger.UNLOADED) is not None:
+        return Reply(200, {"data": [], "hasMore": False})
     rows, next_cursor = by_id_newest_first(call, table="balance_transactions", where=where, args=args, limit=limit)
     body: dict[str, Any] = {"data": [_transaction(r) for r in rows], "hasMore": next_cursor is not None}
     if next_cursor:

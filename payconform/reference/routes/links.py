@@ -6,7 +6,8 @@ not reprice it) while description and image are read live. Every product a link 
 in `linkCount` until the link is deleted. Publishing calls the simulated card processor
 (`ref.checkout.call_processor`); a failed publish during create is a 201 with `publishError`. What moves
 a link to `expired` is not shown; here a `sent` link whose `expiresAt` has passed (on the organization's
-clock) reads `expired`, while an expired draft stays a draft that answers LINK_EXPIRED on publish.
+clock) reads `expired`, while an expired draft stays a draft that answers LINK_EXPIRED on publish. An edit
+while a publish of the link is in flight answers 409 CONFLICT, as a second publish does.
 """
 
 from __future__ import annotations
@@ -176,6 +177,8 @@ def update_link(call: Call) -> Reply:
     expires_at = c.instant("expiresAt", nullable=True)
     c.done()
     row = find_link(call, call.params["linkId"])
+    if call.ref.checkout.publish_running(call, call.path + "/publish"):
+        raise ApiError("CONFLICT", "A publish of this link is in flight; re-read it before editing.")
     if row["status"] != "draft":
         raise ApiError("BAD_REQUEST", f"The link is {row['status']}; only a draft can be edited.")
     if c.present("expiresAt"):

@@ -1,9 +1,9 @@
 """Checkout payments: sandbox simulate, forced outcomes, the list on a link, the scenario table.
 
 Every status change goes through `transition`, guarded by the status it may leave, and is written to
-`checkout_payment_transitions` with the event it announces (webhooks are a later issue and will read
-it). The sandbox timeline (`.02` settles, `.04` is charged back) is applied lazily on each read at the
-instant it was due on the organization's clock, through the same guarded transition as a forced outcome,
+`checkout_payment_transitions` and recorded as its `checkout_payment.*` event in the same transaction.
+The sandbox timeline (`.02` settles, `.04` is charged back) is applied lazily on each read (and by the
+dispatcher, `background.py`) at the instant it was due on the organization's clock, through the same guarded transition as a forced outcome,
 so a forced chargeback and the timeline together move a payment once.
 
 Reads use base units: `amountBase` and `refundedBase` are integer strings beside `decimals`.
@@ -44,6 +44,31 @@ def record(call: Call, payment_id: str, from_status: str | None, to: str, event:
         " created_at) VALUES (?,?,?,?,?,?,?,?)",
         (payment_id, call.org_id, call.mode, from_status, to, event, trigger, iso(at)),
     )
+    call.ref.events.record(call.org_id, call.mode, event, event_data(call, payment_id, to, event), at)
+
+
+def event_data(call: Call, payment_id: str, status: str, event: str) -> dict[str, Any]:
+    """`data` of `checkout_payment.*` (its shape is not shown): amounts as decimal strings beside `currency`;
+    `refunded` the running total; on a partial refund `refund` the piece just refunded."""
+    row = call.ref.store.one("SELECT * FROM checkout_payments WHERE id = ?", (payment_id,))
+    assert row is not None
+    places = row["decimals"]
+
+    def decimal(base: int) -> str:
+        return f"{Decimal(base).scaleb(-places):.{places}f}"
+
+    refunded = row["amount_base"] if status == "refunded" else row["refunded_base"]
+    data: dict[str, Any] = {
+        "paymentId": row["id"], "linkId": row["link_id"], "reference": row["reference"],
+        "clientReferenceId": row["client_reference_id"], "status": status, "currency": row["currency"],
+        "amount": decimal(row["amount_base"]), "refunded": decimal(refunded),
+    }
+    if event == "checkout_payment.partially_refunded":
+        piece = call.ref.store.one("SELECT amount_base FROM checkout_refunds WHERE payment_id = ? ORDER BY seq DESC"
+                                   " LIMIT 1", (payment_id,))
+        assert piece is not None
+        data["refund"] = decimal(piece["amount_base"])
+    return data
 
 
 def run_timeline(call: Call, row: sqlite3.Row) -> sqlite3.Row:

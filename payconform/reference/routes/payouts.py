@@ -1,15 +1,18 @@
 """Payouts (foundation): create from the sandbox balance, read, list, look up by reference.
 
 Money moves from the organization's USD balance to a recipient's payment method named by its
-`destinationAccountId`. Sandbox pricing: a fixed rate per destination currency and no fee. The payout is
-created `pending`; every read first settles it on the organization's clock (`lifecycle.py`), so a read
-shows where the payout stands now and never an older state.
+`destinationAccountId`. Sandbox pricing: a fixed rate per destination currency and no fee (a quote sent with
+sendPayout carries its fee, `pricing.py`); the network's sandbox refusals and the wallet check are
+`ref.pricing`'s. The payout is created `pending`; every read first settles it on the organization's clock
+(`lifecycle.py`), so a read shows where the payout stands now and never an older state.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from .. import ids, ledger
@@ -76,9 +79,22 @@ def create_payout(call: Call) -> Reply:
     return make_payout(call)
 
 
-def make_payout(call: Call, *, approved: bool = False) -> Reply:
-    """Create the payout `call` asks for; an approved (held) request skips the approval policy."""
-    c = check(call.json())
+@dataclass(frozen=True)
+class PayoutOrder:
+    """What a payout request asks for, validated (the fields of the profile's `createPayout` body)."""
+
+    destination_account_id: str
+    amount: Decimal
+    source_currency: str
+    destination_currency: str
+    reference: str
+    payment_reason: str | None = None
+    fee: Decimal = Decimal(0)  # a priced quote's fee (sendPayout); taken from the amount sent
+
+
+def read_order(body: Any) -> PayoutOrder:
+    """The `createPayout` body as an order; every failed field in one 400 VALIDATION_ERROR."""
+    c = check(body)
     account_id = c.string("destinationAccountId", required=True, max_len=100)
     amount = c.amount("sourceAmount", required=True)
     source_currency = c.string("sourceCurrency", required=True, choices=SOURCE_CURRENCIES)
@@ -87,18 +103,44 @@ def make_payout(call: Call, *, approved: bool = False) -> Reply:
     reason = c.string("paymentReason", nullable=True, choices=PAYMENT_REASONS)
     c.done()
     assert account_id and amount is not None and source_currency and destination_currency and reference
-    if amount <= 0:
+    return PayoutOrder(account_id, amount, source_currency, destination_currency, reference, reason)
+
+
+def make_payout(call: Call, *, approved: bool = False) -> Reply:
+    """Create the payout `call` asks for; an approved (held) request skips the approval policy."""
+    return place(call, read_order(call.json()), approved=approved)
+
+
+def vet(call: Call, order: PayoutOrder) -> sqlite3.Row:
+    """The checks before anything is priced (also a batch line's validation): a positive amount to a payable
+    destination in its currency. The destination's payment method."""
+    if order.amount <= 0:
         raise ApiError("BAD_REQUEST", "sourceAmount must be positive.")
-    method = _destination(call, account_id)
-    if destination_currency != method["currency"]:
+    method = _destination(call, order.destination_account_id)
+    if order.destination_currency != method["currency"]:
         raise field_error("destinationCurrency", f"the destination account takes {method['currency']}")
+    return method
+
+
+def place(call: Call, order: PayoutOrder, *, approved: bool = False) -> Reply:
+    """Every rule of sending after validation, then the payout: 201 with it, or 202 held for approvers.
+
+    Shared by every way a payout is made (POST /payouts, an approved request, a submitted payout link);
+    each refusal is raised before anything is written.
+    """
+    amount, source_currency, account_id = order.amount, order.source_currency, order.destination_account_id
+    method = vet(call, order)
+    destination_currency = order.destination_currency
     # Profile (sandbox.self_funded): a crypto payout is funded from the organization's own wallet.
     self_funded = method["kind"] == "crypto"
     if self_funded and "crypto_payouts" not in call.principal.scopes:
         raise ApiError("CRYPTO_PAYOUTS_DISABLED")
+    if self_funded and not call.ref.pricing.has_wallet(call.ref.store, call.org_id):
+        raise ApiError("WALLET_NOT_PROVISIONED")
     if not approved and call.ref.approvals.applies(call, amount):
         return call.ref.approvals.hold(call, amount=amount, currency=source_currency,
                                        destination_account_id=account_id)
+    call.ref.pricing.check_network(amount, source_currency, method["details"])
     if not self_funded and ledger.balance(call.ref.store, call.org_id, call.mode, source_currency) < amount:
         raise ApiError("INSUFFICIENT_BALANCE")
     rate = RATES[destination_currency]
@@ -108,16 +150,14 @@ def make_payout(call: Call, *, approved: bool = False) -> Reply:
         " source_currency, destination_amount, destination_currency, fee_amount, fee_currency, rate,"
         " payment_reason, status, created_at, scenario, requires_funding)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)",
-        (payout_id, call.org_id, call.mode, reference, method["recipient_id"], account_id, fmt(amount),
-         source_currency, fmt(amount * rate), destination_currency, "0.00", source_currency, str(rate), reason,
-         iso(call.now), scenario_of(method["details"]), int(self_funded)),
+        (payout_id, call.org_id, call.mode, order.reference, method["recipient_id"], account_id, fmt(amount),
+         source_currency, fmt((amount - order.fee) * rate), destination_currency, fmt(order.fee), source_currency,
+         str(rate), order.payment_reason, iso(call.now), scenario_of(method["details"]), int(self_funded)),
     )
     call.ref.lifecycle.record(call, payout_id, "payout.pending", None, "pending", call.now)
     if not self_funded:
         ledger.post(call, type="payout", amount=-amount, currency=source_currency, order_id=payout_id)
-    payout = payout_json(find(call, payout_id))
-    call.ref.events.record(call.org_id, call.mode, "payout.pending", payout, call.now)
-    return Reply(201, payout, payout_id)
+    return Reply(201, payout_json(find(call, payout_id)), payout_id)
 
 
 def find(call: Call, payout_id: str) -> sqlite3.Row:
@@ -149,14 +189,20 @@ def cancel_payout(call: Call) -> Reply:
 
 
 def find_by_reference(call: Call) -> Reply:
-    reference = call.query.get("reference")
+    """Payouts with that caller reference, newest first, cursor-paged like the payout list."""
+    q = call.query
+    reference = q.get("reference")
     if not reference:
         raise field_error("reference", "required")
-    rows = call.ref.store.all(
-        "SELECT * FROM payouts WHERE org_id = ? AND mode = ? AND reference = ? ORDER BY seq DESC",
-        (call.org_id, call.mode, reference),
+    rows, next_cursor = newest_first(
+        call.ref.store, call.ref.cursors, table="payouts", scope=f"orders:{call.org_id}:{call.mode}:{reference}",
+        where="org_id = ? AND mode = ? AND reference = ?", params=(call.org_id, call.mode, reference),
+        limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),
     )
-    return Reply(200, {"data": [payout_json(call.ref.lifecycle.settle(call, r)) for r in rows]})
+    body: dict[str, Any] = {"data": [payout_json(call.ref.lifecycle.settle(call, r)) for r in rows]}
+    if next_cursor:
+        body["nextCursor"] = next_cursor
+    return Reply(200, body)
 
 
 def list_payouts(call: Call) -> Reply:

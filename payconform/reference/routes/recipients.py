@@ -104,14 +104,19 @@ def _contact(c: Checker, *, patch: bool) -> dict[str, Any]:
     return values
 
 
-def _check_not_linked(call: Call, fingerprint: str) -> None:
-    """409 when an active recipient of this organization already holds the account."""
-    row = call.ref.store.one(
-        "SELECT m.id, m.recipient_id FROM payment_methods m JOIN recipients r ON r.id = m.recipient_id"
+def linked_method(call: Call, fingerprint: str) -> sqlite3.Row | None:
+    """The active method of an active recipient of this organization that holds the account, if any."""
+    return call.ref.store.one(
+        "SELECT m.* FROM payment_methods m JOIN recipients r ON r.id = m.recipient_id"
         " WHERE m.org_id = ? AND m.mode = ? AND m.fingerprint = ? AND m.deleted_at IS NULL"
         " AND r.deleted_at IS NULL",
         (call.org_id, call.mode, fingerprint),
     )
+
+
+def _check_not_linked(call: Call, fingerprint: str) -> None:
+    """409 when an active recipient of this organization already holds the account."""
+    row = linked_method(call, fingerprint)
     if row is not None:
         raise ApiError(
             "BANK_ACCOUNT_ALREADY_LINKED",
@@ -121,7 +126,7 @@ def _check_not_linked(call: Call, fingerprint: str) -> None:
         )
 
 
-def _insert_method(call: Call, recipient_id: str, method: tuple[str, str, dict[str, str]]) -> str:
+def insert_method(call: Call, recipient_id: str, method: tuple[str, str, dict[str, str]]) -> str:
     kind, currency, details = method
     fingerprint = account_fingerprint(kind, currency, details)
     _check_not_linked(call, fingerprint)
@@ -146,6 +151,14 @@ def create_recipient(call: Call) -> Reply:
         existing = _find(call, "external_id", external_id)
         if existing is not None:
             return _same_external_id(call, existing, method)
+    recipient_id = insert_recipient(call, contact, external_id)
+    if method is not None:
+        insert_method(call, recipient_id, method)
+    return Reply(201, recipient_json(call, _reread(call, recipient_id)), recipient_id)
+
+
+def insert_recipient(call: Call, contact: dict[str, Any], external_id: str | None = None) -> str:
+    """A new recipient from validated contact details (`name`, `email`, `country`, `type`, `phone`?); its id."""
     recipient_id = ids.new_id("rcp")
     now = iso(call.now)
     call.ref.store.run(
@@ -154,9 +167,7 @@ def create_recipient(call: Call) -> Reply:
         (recipient_id, call.org_id, call.mode, contact["name"], contact["email"], contact.get("phone"),
          contact["country"], contact["type"], external_id, now, now),
     )
-    if method is not None:
-        _insert_method(call, recipient_id, method)
-    return Reply(201, recipient_json(call, _reread(call, recipient_id)), recipient_id)
+    return recipient_id
 
 
 def _same_external_id(call: Call, existing: sqlite3.Row, method: tuple[str, str, dict[str, str]] | None) -> Reply:
@@ -225,7 +236,7 @@ def add_method(call: Call) -> Reply:
     c.done()
     assert method is not None
     row = _get(call)
-    method_id = _insert_method(call, row["id"], method)
+    method_id = insert_method(call, row["id"], method)
     body = recipient_json(call, _reread(call, row["id"]))
     body["method"] = next(m for m in body["paymentMethods"] if m["id"] == method_id)
     return Reply(201, body, row["id"])

@@ -10,7 +10,8 @@ answers an API key 403 `FORBIDDEN` (as `routes/keys.py` does for key rotation).
 
 The dashboard actions are operator routes (`OPERATOR_ROUTES`, mounted by `operator.py`): register, pause or
 resume (resuming clears health), rotate the secret (the old one keeps signing for 24 hours), delete, replay
-one delivery (fresh retry ladder, same event id) and bulk replay (a window, up to 1,000, oldest first).
+one delivery (fresh retry ladder, same event id) and bulk replay (a window, up to 1,000, oldest first); and,
+for the back office, seeding copies of a delivery (a long history, cheaply).
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ from ..validate import Checker, check
 if TYPE_CHECKING:
     from ..reference import Reference
 
-DELIVERY_LOG = 50
-BULK_REPLAY_MAX = 1000
 ROTATION_OVERLAP = timedelta(hours=24)
 
 
@@ -112,7 +111,7 @@ def find_endpoint(ref: Reference, org_id: str, mode: str | None, endpoint_id: st
 def recent_deliveries(ref: Reference, endpoint_id: str) -> list[dict[str, Any]]:
     """The 50 newest attempts, as a bare array sorted by `createdAt` then `id`."""
     rows = ref.store.all("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at DESC, id DESC"
-                         " LIMIT ?", (endpoint_id, DELIVERY_LOG))
+                         " LIMIT ?", (endpoint_id, ref.events.delivery_log))
     return sorted((delivery_json(r) for r in rows), key=lambda d: (d["createdAt"], d["id"]))
 
 
@@ -248,11 +247,31 @@ def op_replay_bulk(ref: Reference, request: Request, body: dict[str, Any]) -> tu
     rows = ref.store.all(
         "SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND created_at >= ? AND created_at <= ?"
         f" AND status IN ({','.join('?' * len(statuses))}) ORDER BY created_at, seq LIMIT ?",
-        (row["id"], iso(start), iso(end), *statuses, BULK_REPLAY_MAX))
+        (row["id"], iso(start), iso(end), *statuses, ref.events.bulk_replay_max))
     now = ref.clock.now(row["org_id"])
     for delivery in rows:
         ref.events.requeue(delivery, now)
     return 202, {"requeued": len(rows)}
+
+
+def op_seed_deliveries(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+    """Back office: `count` copies of the endpoint's newest delivery (same event, status and instants), so a
+    delivery history longer than bulk replay's 1,000 is reachable without causing 1,000 events."""
+    c = Checker(body)
+    count = c.integer("count", required=True, low=1, high=5000)
+    c.done()
+    row = find_endpoint(ref, request.path_params["orgId"], None, request.path_params["endpointId"])
+    newest = ref.store.one("SELECT id FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY seq DESC LIMIT 1",
+                           (row["id"],))
+    if newest is None:
+        raise ApiError("CONFLICT", "The endpoint has no delivery to copy yet.")
+    for _ in range(count or 0):
+        ref.store.run(
+            "INSERT INTO webhook_deliveries (id, endpoint_id, org_id, mode, event_id, event_type, status, attempts,"
+            " next_attempt_at, last_attempt_at, last_error, created_at, updated_at) SELECT ?, endpoint_id, org_id,"
+            " mode, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_error, created_at,"
+            " updated_at FROM webhook_deliveries WHERE id = ?", (ids.new_id("whd"), newest["id"]))
+    return 201, {"seeded": count}
 
 
 OPERATOR_ROUTES = [
@@ -262,4 +281,5 @@ OPERATOR_ROUTES = [
     ("/orgs/{orgId}/webhook-endpoints/{endpointId}/rotate-secret", op_rotate, "POST"),
     ("/orgs/{orgId}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/replay", op_replay_one, "POST"),
     ("/orgs/{orgId}/webhook-endpoints/{endpointId}/deliveries/replay", op_replay_bulk, "POST"),
+    ("/orgs/{orgId}/webhook-endpoints/{endpointId}/deliveries/seed", op_seed_deliveries, "POST"),
 ]

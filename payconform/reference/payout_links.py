@@ -1,0 +1,140 @@
+"""Hosted payout links: signed opaque bearer tokens, expiry on the organization's clock, single use.
+
+A link is made with an API key (`createPayoutLink`, a profile route) for an amount and currencies; the end
+user spends it without a credential (`POST /payout-links/{token}/submit`) by supplying their own account
+details, which makes a real payout. The token is `<link id>.<signature>`, the signature an HMAC-SHA256 of
+the link id under a secret of this server (kept in `server_secrets`), so an altered or invented token is
+refused without trusting anything in it; no token is stored.
+
+Expired (its `expiresAt` passed on the organization's clock), forged and unknown tokens all get the one
+404 of `not_found()`, the same type and detail, so a caller cannot tell them apart (Errors > Batch and payout
+link errors). A spent link answers the original payout with `status: already_submitted` until it expires.
+A link whose payout is refused at execution is `failed` for good: PAYOUT_LINK_UNUSABLE, then and on every
+later submit. Hosted payout links are configured for every organization unless the operator lists the
+feature `payout_links_unconfigured`; then both routes answer 503 PAYOUT_LINKS_UNAVAILABLE.
+
+Statuses: `open` -> `submitted` (the payout made) | `failed`. Every rule is an attribute or method of the
+instance (`ref.payout_links`), so a mutant changes one server only.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+from datetime import datetime, timedelta
+
+from starlette.requests import Request
+
+from .auth import Principal
+from .clock import Clock, iso
+from .errors import ApiError
+from .lifecycle import ACCOUNT_FIELDS
+from .orgs import get_org
+from .ratelimit import RateLimiter
+from .store import Store
+
+OPEN, SUBMITTED, FAILED = "open", "submitted", "failed"
+UNCONFIGURED = "payout_links_unconfigured"  # profile sandbox.payout_links.unconfigured_feature
+NOT_FOUND_DETAIL = "No payout link at this address can be used (links expire and are single use)."
+
+
+class PayoutLinks:
+    def __init__(self, store: Store, clock: Clock, ratelimit: RateLimiter) -> None:
+        self.store = store
+        self.clock = clock
+        self.ratelimit = ratelimit
+        self.lifetime = timedelta(days=7)  # profile sandbox.payout_links: when the body sets no expiresAt
+        self.unconfigured_feature = UNCONFIGURED
+        self.unknown_account_tail: str | None = "0404"  # profile sandbox.payout_links.destination_not_found
+        self._secret = self._load_secret()
+
+    def _load_secret(self) -> bytes:
+        with self.store.tx():
+            row = self.store.one("SELECT value FROM server_secrets WHERE name = 'payout_link'")
+            if row is None:
+                value = secrets.token_hex(32)
+                self.store.run("INSERT INTO server_secrets (name, value) VALUES ('payout_link', ?)", (value,))
+                return bytes.fromhex(value)
+        return bytes.fromhex(row["value"])
+
+    # -- tokens ---------------------------------------------------------------------------------
+
+    def _signature(self, link_id: str) -> str:
+        digest = hmac.new(self._secret, f"payout-link:{link_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+    def token(self, link_id: str) -> str:
+        return f"{link_id}.{self._signature(link_id)}"
+
+    def verify(self, token: str) -> str | None:
+        """The link id a token was issued for, or None when it was not signed by this server."""
+        link_id, _, signature = token.rpartition(".")
+        if not link_id or not hmac.compare_digest(signature.encode(), self._signature(link_id).encode()):
+            return None
+        return link_id
+
+    # -- the rules ------------------------------------------------------------------------------
+
+    def not_found(self) -> ApiError:
+        """The one answer for an expired, spent-and-expired, forged or unknown token."""
+        return ApiError("NOT_FOUND", NOT_FOUND_DETAIL)
+
+    def configured(self, org_id: str) -> bool:
+        org = get_org(self.store, org_id)
+        return org is not None and self.unconfigured_feature not in org.features
+
+    def check_configured(self, org_id: str) -> None:
+        if not self.configured(org_id):
+            raise ApiError("PAYOUT_LINKS_UNAVAILABLE",
+                           "Hosted payout links are not configured for this organization.")
+
+    def unknown_account(self, details: dict[str, str]) -> bool:
+        """Sandbox: an account identifier ending in `unknown_account_tail` is unknown to the network."""
+        tail = self.unknown_account_tail
+        return tail is not None and any(details.get(f, "").endswith(tail) for f in ACCOUNT_FIELDS)
+
+    def expired(self, row: sqlite3.Row, now: datetime) -> bool:
+        return row["expires_at"] <= iso(now)
+
+    def find(self, token: str) -> sqlite3.Row | None:
+        link_id = self.verify(token)
+        if link_id is None:
+            return None
+        return self.store.one("SELECT * FROM payout_links WHERE id = ?", (link_id,))
+
+    def authenticate(self, request: Request) -> Principal:
+        """The submit route's bearer: the link's organization, mode and the scopes of the key that made it.
+
+        Refusals, before anything runs: 404 (forged, unknown, expired), 429 (the link's own limit, counted on
+        the organization's clock), 503 (links not configured for the organization).
+        """
+        row = self.find(request.path_params["token"])
+        if row is None:
+            raise self.not_found()
+        self.ratelimit.check_bearer(row["id"], row["org_id"])
+        self.check_configured(row["org_id"])
+        if self.expired(row, self.clock.now(row["org_id"])):
+            raise self.not_found()
+        return Principal(f"payout-link:{row['id']}", row["org_id"], row["mode"], "",
+                         frozenset(json.loads(row["scopes"])))
+
+    def spend(self, row: sqlite3.Row, payout_id: str, now: datetime) -> None:
+        self.store.run("UPDATE payout_links SET status = ?, payout_id = ?, updated_at = ? WHERE id = ?",
+                       (SUBMITTED, payout_id, iso(now), row["id"]))
+
+    def fail(self, row: sqlite3.Row, refused: ApiError, now: datetime) -> ApiError:
+        """The link's payout was refused at execution: the link is failed for good; the error to answer."""
+        self.store.run("UPDATE payout_links SET status = ?, error_type = ?, updated_at = ? WHERE id = ?",
+                       (FAILED, refused.type, iso(now), row["id"]))
+        return unusable(f"The payout of this link could not be executed ({refused.type}); links are single use.")
+
+
+def unusable(detail: str) -> ApiError:
+    """400 PAYOUT_LINK_UNUSABLE, kept with whatever the handler wrote (the link's failure is the outcome)."""
+    err = ApiError("PAYOUT_LINK_UNUSABLE", detail)
+    err.keeps_writes = True
+    return err

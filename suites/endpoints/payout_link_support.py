@@ -1,0 +1,107 @@
+"""Hosted payout links for the endpoint and error suites: made with an API key, submitted with no credential.
+
+Link creation is not shown by the spec ("Link creation (`createPayoutLink` ...): path and body not shown"): its
+path and body come from the profile, and so do the sandbox inputs that reach the submit route's answers
+(`sandbox.payout_links`). The submit body is the spec's (`esignConsent`, `name`, `email`, `details`,
+`recipientType`) with a fresh account of the link's corridor. The token is opaque: a forged one is a real
+token with its last character changed, an unknown one is random.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any, NamedTuple
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+
+from ..errors.idempotency_support import payouts_with_reference
+from ..states.payout_support import Unique
+from .factories import account_details, fill, success
+
+
+class Link(NamedTuple):
+    token: str
+    sent: dict[str, Any]  # the createPayoutLink body
+
+    @property
+    def reference(self) -> str:
+        return self.sent["reference"]
+
+
+def settings(contract: Contract) -> dict[str, Any]:
+    """The profile's `sandbox.payout_links` (what reaches each answer in the sandbox)."""
+    return contract.profile["sandbox"]["payout_links"]
+
+
+def create_link(api: Api, contract: Contract, unique: Unique, **fields: Any) -> Link:
+    """A payout link through the profile's `createPayoutLink`; `fields` override its body."""
+    body = fill(contract.operation("createPayoutLink").get("body") or {}, {"unique": unique("plink")})
+    body.update(fields)
+    ex = api.op("createPayoutLink", json=body)
+    expect_status(ex, success(contract, "createPayoutLink"), "creating a payout link (profile: createPayoutLink)")
+    token = ex.json.get("token") if isinstance(ex.json, dict) else None
+    expect(isinstance(token, str) and token != "", "the created payout link carries no bearer `token`", ex)
+    return Link(token, body)
+
+
+def expiring_in(seconds: float) -> str:
+    """An `expiresAt` that many seconds from now (the profile's `expires_at_field`)."""
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat(timespec="seconds")
+
+
+def submission(contract: Contract, link: Link, unique: Unique, **fields: Any) -> dict[str, Any]:
+    """The spec's submit body with a fresh account of the link's corridor; `fields` override it."""
+    body = fill(contract.operation("submitPayoutLink").get("body") or {}, {"unique": unique("payee")})
+    body["details"] = account_details(contract, link.sent["destinationCurrency"])
+    body.update(fields)
+    return body
+
+
+def with_account_tail(details: dict[str, str], tail: str) -> dict[str, str]:
+    """`details` whose account identifier ends in `tail` (how the profile selects a sandbox outcome)."""
+    field = next(f for f in ("accountNumber", "iban", "address") if f in details)
+    return {**details, field: details[field][: -len(tail)] + tail}
+
+
+def submit(anon: Api, token: str, body: dict[str, Any], **kw: Any) -> Exchange:
+    """POST /payout-links/{token}/submit with no credential."""
+    return anon.op("submitPayoutLink", token=token, json=body, **kw)
+
+
+def forged(token: str) -> str:
+    """The token with its last character changed: what an altered signature looks like to the server."""
+    return token[:-1] + ("A" if token[-1] != "A" else "B")
+
+
+def unknown_token() -> str:
+    return secrets.token_urlsafe(40)
+
+
+def paid(ex: Exchange, link: Link) -> dict[str, Any]:
+    """The payout a submit answered: a `payoutId` and the link's source amount and currency."""
+    payout = ex.json if isinstance(ex.json, dict) else {}
+    expect(isinstance(payout.get("payoutId"), str) and payout["payoutId"] != "",
+           "the submit answer is not a payout: it has no `payoutId`", ex)
+    amount = payout.get("sourceAmount")
+    expect(_decimal(amount) == Decimal(link.sent["sourceAmount"])
+           and payout.get("sourceCurrency") == link.sent["sourceCurrency"],
+           f"the payout sends {amount} {payout.get('sourceCurrency')}, not the link's "
+           f"{link.sent['sourceAmount']} {link.sent['sourceCurrency']}", ex)
+    return payout
+
+
+def _decimal(value: Any) -> Decimal | None:
+    try:
+        return Decimal(value) if isinstance(value, str) else None
+    except ArithmeticError:
+        return None
+
+
+def nothing_sent(api: Api, contract: Contract, link: Link, what: str) -> None:
+    """No payout carries the link's reference (`GET /orders?reference=`)."""
+    found = [p.get("payoutId") for p in payouts_with_reference(api, contract, link.reference)]
+    expect(not found, f"{what}, yet payouts {found} carry the link's reference {link.reference!r}")

@@ -1,0 +1,181 @@
+"""Endpoints > Payout operations, the batch rows; Resources > Payout batch and items.
+
+Create answers 202; a run is read and listed by the profile's id field; its items are read with the
+`status` filter; confirm answers 200 or 202; cancel needs an `Idempotency-Key`, takes no body, answers 200
+with the run `canceled`, and 404 BATCH_NOT_FOUND for a run that does not exist. The request body of a run
+and its timing are the profile's (`createPayoutBatch`, `sandbox.batch`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from ..errors.idempotency_support import items, payable_destination
+from ..states.batch_support import (
+    NOWHERE,
+    cancel,
+    confirm,
+    confirmed,
+    create,
+    line,
+    lines_of,
+    lines_to,
+    profile,
+    reach,
+    read,
+    settle,
+    statuses,
+)
+from ..states.payout_support import Unique
+
+
+@pytest.mark.req("BATCH-CREATE", "BATCH-STATUS-VALUES")
+@pytest.mark.needs("profile")
+def test_create_answers_202_with_the_run(api: Api, contract: Contract, unique: Unique) -> None:
+    """202, and the run it answers is in one of the spec's batch statuses."""
+    run = create(api, contract, unique)
+    expect_status(run.answer, 202, "creating a payout batch")
+    expect(run.answer.json.get("status") in statuses(contract),
+           f"the new run's status {run.answer.json.get('status')!r} is not one of {statuses(contract)}", run.answer)
+
+
+@pytest.mark.req("BATCH-STATUS-VALUES")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_every_status_read_is_a_batch_status(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """Read along a whole run (received, validating, awaiting confirmation, completed), every status is one
+    of the spec's six."""
+    org = fresh_org()
+    run = create(org.api, contract, unique)
+    timeline, elapsed = profile(contract)["timeline"], 0.0
+    seen = [read(org.api, contract, run.id).json.get("status")]
+    for state in ("validating", "awaiting_confirmation"):
+        clock.advance(org.org_id, float(timeline[state]) - elapsed)
+        elapsed = float(timeline[state])
+        seen.append(read(org.api, contract, run.id).json.get("status"))
+    confirm(org.api, run.id)
+    seen.append(settle(org.api, clock, org.org_id, contract, run, tuple(statuses(contract))).json.get("status"))
+    odd = [s for s in seen if s not in statuses(contract)]
+    expect(not odd, f"the run read statuses {seen}; {odd} are not batch statuses {statuses(contract)}")
+
+
+@pytest.mark.req("BATCH-EXTERNAL-REFERENCE")
+@pytest.mark.needs("profile")
+def test_a_run_carries_its_external_reference(api: Api, contract: Contract, unique: Unique) -> None:
+    """The run read back carries the `externalReferenceId` it was created with."""
+    run = create(api, contract, unique)
+    got = read(api, contract, run.id).json.get("externalReferenceId")
+    expect(got == run.external_reference_id, f"the run reads externalReferenceId {got!r}, "
+           f"created with {run.external_reference_id!r}")
+
+
+@pytest.mark.req("BATCH-READ")
+@pytest.mark.needs("profile")
+def test_read_one_run(api: Api, contract: Contract, unique: Unique) -> None:
+    """Of two runs, reading the first by its id answers that run (not the newest)."""
+    first, _second = create(api, contract, unique), create(api, contract, unique)
+    got = read(api, contract, first.id).json.get("externalReferenceId")
+    expect(got == first.external_reference_id,
+           f"reading run {first.id} answered externalReferenceId {got!r}, not {first.external_reference_id!r}")
+
+
+@pytest.mark.req("BATCH-LIST")
+@pytest.mark.needs("operator", "profile")
+def test_list_runs(fresh_org, contract: Contract, unique: Unique) -> None:
+    """The organization's runs are listed (its only two, in a fresh organization)."""
+    api = fresh_org().api
+    made = {create(api, contract, unique).id for _ in range(2)}
+    ex = api.op("listPayoutBatches")
+    expect_status(ex, 200, "listing payout batches")
+    listed = {b.get(profile(contract)["id_field"]) for b in items(contract, "listPayoutBatches", ex)}
+    expect(listed == made, f"the list holds runs {sorted(map(str, listed))}, expected {sorted(made)}", ex)
+
+
+@pytest.mark.req("BATCH-ITEMS")
+@pytest.mark.needs("profile")
+def test_items_are_the_lines_of_the_run(api: Api, contract: Contract, unique: Unique) -> None:
+    """The items of a three-line run are three."""
+    run = create(api, contract, unique, n=3)
+    got = lines_of(api, contract, run.id)
+    expect(len(got) == 3, f"a run of 3 lines lists {len(got)} items")
+
+
+@pytest.mark.req("BATCH-ITEM-FAILED", "BATCH-ITEMS-STATUS-FILTER", "BATCH-ITEMS")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_an_invalid_line_is_read_with_the_status_filter(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """Two good lines and one to no payable account: once validated, `status=invalid` lists that one line,
+    `invalid` with a non-empty `errors[]`."""
+    org = fresh_org()
+    destination = payable_destination(org.api, contract, unique)
+    lines = [*lines_to(contract, destination, unique, 2), line(contract, NOWHERE, unique("line"))]
+    run = create(org.api, contract, unique, lines)
+    reach(org.api, clock, org.org_id, contract, run, "awaiting_confirmation")
+    invalid = lines_of(org.api, contract, run.id, "invalid")
+    expect(len(invalid) == 1, f"status=invalid lists {len(invalid)} items of a run with one invalid line")
+    expect(invalid[0].get("status") == "invalid", f"status=invalid lists an item {invalid[0].get('status')!r}")
+    errors = invalid[0].get("errors")
+    expect(isinstance(errors, list) and errors, f"the invalid line carries errors {errors!r}, not a non-empty array")
+
+
+@pytest.mark.req("BATCH-ITEM-FAILED", "BATCH-ITEMS-STATUS-FILTER")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_a_line_refused_at_creation_is_create_failed(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """A line valid at validation that the balance cannot cover when confirmed (the profile's
+    `create_failed_line`): `status=create_failed` lists it, with a non-empty `errors[]`; the other is made."""
+    org = fresh_org()
+    destination = payable_destination(org.api, contract, unique)
+    top_up = contract.profile["sandbox"]["top_up"]["amount"]
+    too_much = f"{int(float(top_up)) * 2}.00"
+    lines = [line(contract, destination, unique("line")), line(contract, destination, unique("line"),
+                                                                 sourceAmount=too_much)]
+    run = create(org.api, contract, unique, lines)
+    confirmed(org.api, clock, org.org_id, contract, run)
+    failed = lines_of(org.api, contract, run.id, "create_failed")
+    expect(len(failed) == 1, f"status=create_failed lists {len(failed)} items; one line was over the balance")
+    expect(failed[0].get("status") == "create_failed", f"status=create_failed lists {failed[0].get('status')!r}")
+    errors = failed[0].get("errors")
+    expect(isinstance(errors, list) and errors, f"the failed line carries errors {errors!r}, not a non-empty array")
+
+
+@pytest.mark.req("BATCH-CONFIRM")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_confirm_answers_200_or_202(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """Confirming a run awaiting confirmation answers 200 or 202 (and a second confirm, 409)."""
+    org = fresh_org()
+    run = create(org.api, contract, unique)
+    reach(org.api, clock, org.org_id, contract, run, "awaiting_confirmation")
+    expect_status(confirm(org.api, run.id), {200, 202}, "confirming a run awaiting confirmation")
+    settle(org.api, clock, org.org_id, contract, run, ("completed",))
+    expect_error(confirm(org.api, run.id), 409, "PAYOUT_BATCH_NOT_CONFIRMABLE", "confirming a completed run")
+
+
+@pytest.mark.req("BATCH-CANCEL-OK")
+@pytest.mark.needs("profile")
+def test_cancel_answers_the_canceled_run(api: Api, contract: Contract, unique: Unique) -> None:
+    """200 and the run, now `canceled`."""
+    run = create(api, contract, unique)
+    ex = cancel(api, run.id)
+    expect_status(ex, 200, "cancelling a new run")
+    expect(isinstance(ex.json, dict) and ex.json.get("status") == "canceled",
+           f"the cancel answered a run in {ex.json.get('status') if isinstance(ex.json, dict) else ex.json!r}", ex)
+
+
+@pytest.mark.req("BATCH-CANCEL-IDEM")
+@pytest.mark.needs("profile")
+def test_cancel_requires_a_key_and_takes_no_body(api: Api, contract: Contract, unique: Unique) -> None:
+    """Without `Idempotency-Key`: 400 IDEMPOTENCY_KEY_REQUIRED and the run is not canceled; with one and no
+    body: 200."""
+    run = create(api, contract, unique)
+    expect_error(cancel(api, run.id, idempotency_key=None), 400, "IDEMPOTENCY_KEY_REQUIRED",
+                 "cancelling a run without an Idempotency-Key")
+    expect(read(api, contract, run.id).json.get("status") != "canceled", "a cancel without a key canceled the run")
+    expect_status(cancel(api, run.id), 200, "cancelling with a key and no body")
+
+
+@pytest.mark.req("BATCH-CANCEL-NOT-FOUND", "ERR-BATCH-NOT-FOUND")
+def test_cancel_an_unknown_run(api: Api, unique: Unique) -> None:
+    """404 BATCH_NOT_FOUND."""
+    expect_error(cancel(api, unique("no-such-batch")), 404, "BATCH_NOT_FOUND", "cancelling a run that does not exist")

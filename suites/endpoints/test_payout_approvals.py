@@ -1,0 +1,57 @@
+"""Endpoints > Payout operations, the approval queue: `GET /payouts/approvals` ("Approval queue, readable with an
+API key", `listPayoutApprovals`) and `GET /payouts/approvals/{approvalId}` ("One approval", `getPayoutApproval`).
+
+Approvals are made by holding payouts at the profile's approval threshold (`sandbox.approval`); the list's
+envelope is the profile's (`page.items`). Each test holds its approvals in a fresh organization, so the
+queue holds exactly them.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from ..errors.idempotency_support import items
+from ..states.approval_support import hold, read_approval
+from ..states.payout_support import Unique
+
+
+@pytest.mark.req("APPROVAL-LIST")
+@pytest.mark.needs("operator", "profile")
+def test_queue_lists_the_held_payouts(fresh_org, contract: Contract, unique: Unique) -> None:
+    """Two held payouts: the queue read with the API key lists both approvals, each once, `pending`."""
+    api = fresh_org().api
+    held = [hold(api, contract, unique).approval_id for _ in range(2)]
+    queue = api.op("listPayoutApprovals", params={"limit": "100"})
+    expect_status(queue, 200, "reading the approval queue with an API key")
+    listed = {a.get("id"): a for a in items(contract, "listPayoutApprovals", queue) if isinstance(a, dict)}
+    expect(sorted(listed) == sorted(held), f"the queue lists {sorted(listed)}, the held approvals are {held}", queue)
+    statuses = {approval_id: listed[approval_id].get("status") for approval_id in held}
+    expect(all(s == "pending" for s in statuses.values()), f"the queue shows statuses {statuses}", queue)
+
+
+@pytest.mark.req("APPROVAL-READ")
+@pytest.mark.needs("operator", "profile")
+def test_read_one_approval(fresh_org, contract: Contract, unique: Unique) -> None:
+    """Each of two held approvals reads back as itself (`pending`, its amount); an unknown id is 404 NOT_FOUND."""
+    api = fresh_org().api
+    amounts = ("5000.00", "6000.00")
+    held = [hold(api, contract, unique, amount) for amount in amounts]
+    for approval, amount in zip(held, amounts):
+        got = read_approval(api, approval.approval_id).json
+        expect(got.get("status") == "pending" and _decimal(got.get("amount")) == Decimal(amount),
+               f"approval {approval.approval_id} reads status {got.get('status')!r}, amount {got.get('amount')!r};"
+               f" it holds a `pending` payout of {amount}")
+    expect_error(api.op("getPayoutApproval", approvalId=held[0].approval_id + "x"), 404, "NOT_FOUND",
+                 "reading an approval id that does not exist")
+
+
+def _decimal(value: object) -> Decimal | None:
+    try:
+        return Decimal(str(value)) if isinstance(value, str) else None
+    except InvalidOperation:
+        return None

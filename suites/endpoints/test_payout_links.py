@@ -1,0 +1,129 @@
+"""Endpoints > Hosted payout link: `POST /payout-links/{token}/submit`, which takes no credential.
+
+"No credential; the path token is an opaque signed bearer token. Body: `esignConsent` (boolean), `name`,
+`email`, `details` (corridor account fields), `recipientType` (`individual` or business). 201: the payout.
+A second submit returns the original payout with `status: already_submitted`. 400 `VALIDATION_ERROR` leaves
+the link spendable; ... 404 `NOT_FOUND` (expired, spent, forged or unknown token) or
+`DESTINATION_ACCOUNT_NOT_FOUND`; 429; ..."
+
+Links are made through the profile's `createPayoutLink` (not shown by the spec) in the target's organization,
+topped up first so that a payout can be sent. The sandbox inputs for the unknown destination and the link's
+429 limit are the profile's (`sandbox.payout_links`). The status of a second submit is not shown: any of the
+profile's success statuses is accepted.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from ..errors.idempotency_support import payouts_with_reference
+from ..states.payout_support import Unique, read
+from .factories import fund_sandbox, success
+from .payout_link_support import (
+    create_link,
+    forged,
+    paid,
+    settings,
+    submission,
+    submit,
+    unknown_token,
+    with_account_tail,
+)
+
+
+@pytest.mark.req("PLINK-NO-CREDENTIAL", "PLINK-SUBMIT")
+@pytest.mark.needs("profile")
+def test_submit_without_a_credential_makes_the_payout(api: Api, anon: Api, contract: Contract,
+                                                      unique: Unique) -> None:
+    """Submitted with no `x-api-key`, a link answers 201 with the payout, readable at GET /orders/{payoutId}."""
+    fund_sandbox(api, contract)
+    link = create_link(api, contract, unique)
+    ex = submit(anon, link.token, submission(contract, link, unique))
+    expect("x-api-key" not in ex.request.headers, "setup: the submit was sent with an x-api-key")
+    expect_status(ex, 201, "submitting a payout link with no credential")
+    payout = paid(ex, link)
+    read(api, payout["payoutId"])
+
+
+@pytest.mark.req("PLINK-ALREADY-SUBMITTED")
+@pytest.mark.needs("profile")
+def test_a_second_submit_returns_the_original_payout(api: Api, anon: Api, contract: Contract,
+                                                     unique: Unique) -> None:
+    """The same submission again answers the first payout with `status: already_submitted`; nothing more is sent."""
+    fund_sandbox(api, contract)
+    link = create_link(api, contract, unique)
+    body = submission(contract, link, unique)
+    first = paid(expect_status(submit(anon, link.token, body), 201, "the first submit"), link)
+    again = submit(anon, link.token, body)
+    expect_status(again, success(contract, "submitPayoutLink"), "submitting the same link a second time")
+    answer = again.json if isinstance(again.json, dict) else {}
+    expect(answer.get("payoutId") == first["payoutId"] and answer.get("status") == "already_submitted",
+           f"the second submit answered payout {answer.get('payoutId')!r} with status {answer.get('status')!r}, "
+           f"not the original {first['payoutId']!r} with status 'already_submitted'", again)
+    found = payouts_with_reference(api, contract, link.reference)
+    others = [p.get("payoutId") for p in found if p.get("payoutId") != first["payoutId"]]
+    expect(not others, f"the second submit sent another payout: {others}", again)
+
+
+@pytest.mark.req("PLINK-VALIDATION-SPENDABLE")
+@pytest.mark.needs("profile")
+def test_a_validation_error_leaves_the_link_spendable(api: Api, anon: Api, contract: Contract,
+                                                      unique: Unique) -> None:
+    """A submit without the corridor's account fields is 400 VALIDATION_ERROR; the corrected submit pays."""
+    fund_sandbox(api, contract)
+    link = create_link(api, contract, unique)
+    expect_error(submit(anon, link.token, submission(contract, link, unique, details={})), 400, "VALIDATION_ERROR",
+                 "submitting a payout link with empty `details`")
+    ex = submit(anon, link.token, submission(contract, link, unique))
+    expect_status(ex, 201, "submitting the same link again with its account details")
+    paid(ex, link)
+
+
+@pytest.mark.req("PLINK-NOT-FOUND")
+@pytest.mark.needs("profile")
+def test_forged_and_unknown_tokens_are_not_found(api: Api, anon: Api, contract: Contract, unique: Unique) -> None:
+    """A real token with its last character changed, and a random one: 404 NOT_FOUND, nothing paid."""
+    fund_sandbox(api, contract)
+    link = create_link(api, contract, unique)
+    body = submission(contract, link, unique)
+    for token, what in ((forged(link.token), "a forged token (a real one, last character changed)"),
+                        (unknown_token(), "an unknown token")):
+        expect_error(submit(anon, token, body), 404, "NOT_FOUND", f"submitting {what}")
+
+
+@pytest.mark.req("PLINK-DESTINATION-NOT-FOUND")
+@pytest.mark.needs("profile")
+def test_an_unknown_destination_account_is_not_found(api: Api, anon: Api, contract: Contract,
+                                                     unique: Unique) -> None:
+    """An account the network does not know (profile: its identifier ends in the documented digits):
+    404 DESTINATION_ACCOUNT_NOT_FOUND."""
+    fund_sandbox(api, contract)
+    link = create_link(api, contract, unique)
+    rule = settings(contract)["destination_not_found"]
+    body = submission(contract, link, unique)
+    body["details"] = with_account_tail(body["details"], rule["value"])
+    expect_error(submit(anon, link.token, body), 404, rule["error"],
+                 f"submitting an account ending in {rule['value']} (profile: unknown to the network)")
+
+
+@pytest.mark.req("PLINK-RATE-LIMITED")
+@pytest.mark.needs("profile", "isolation")
+def test_submits_beyond_the_link_limit_are_429(api: Api, anon: Api, contract: Contract, unique: Unique) -> None:
+    """Invalid submits to one link (each leaves it spendable) reach 429 RATE_LIMITED with `Retry-After`
+    within the profile's per-link limit."""
+    link = create_link(api, contract, unique)
+    body = submission(contract, link, unique, details={})
+    budget = settings(contract)["rate_limit"]["per_link"] + 5
+    for _ in range(budget):
+        ex = submit(anon, link.token, body, raw=True)
+        if ex.status == 429:
+            break
+        expect_error(ex, 400, "VALIDATION_ERROR", "an invalid submit below the link's rate limit")
+    expect_error(ex, 429, "RATE_LIMITED", f"{budget} submits to one payout link within a minute")
+    retry_after = ex.headers.get("retry-after", "")
+    expect(retry_after.isdigit() and int(retry_after) > 0,
+           f"the 429 carries `Retry-After: {retry_after}`, not a number of seconds", ex)

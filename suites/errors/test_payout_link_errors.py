@@ -1,0 +1,124 @@
+"""The payout link refusals: `PAYOUT_LINK_UNUSABLE`, `USE_POST_PAYOUTS`, `PAYOUT_LINKS_UNAVAILABLE`, and the one
+404 for expired, spent, forged and unknown links.
+
+"400 `PAYOUT_LINK_UNUSABLE` (being spent or failed; not spendable); 403 `USE_POST_PAYOUTS` (approval threshold
+or velocity cap; nothing sent); ... 503 `PAYOUT_LINKS_UNAVAILABLE`" (Endpoints > Hosted payout link) and "A 404
+on a payout link route covers expired, spent, forged and unknown links alike." (Errors > Batch and payout link
+errors). What fails a link at execution, which amount meets the approval policy, how links become "not
+configured" and a link's lifetime are not shown: the profile's `sandbox.payout_links` and `sandbox.approval`.
+
+"Spent" meets "A second submit returns the original payout with `status: already_submitted`": a spent link
+resubmitted may answer either that original payout or the same 404 as the others.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+from payconform.operator import DEFAULT_FEATURES
+
+from ..endpoints.factories import fund_sandbox, success
+from ..endpoints.payout_link_support import (
+    create_link,
+    expiring_in,
+    forged,
+    nothing_sent,
+    paid,
+    settings,
+    submission,
+    submit,
+    unknown_token,
+)
+from ..states.payout_support import Unique
+
+LINK_LIFETIME = 3600  # seconds; the test's own `expiresAt`
+
+
+def _shape(ex: Exchange) -> dict[str, Any]:
+    """What a caller can tell apart in an answer: its status and body, less the per-request `requestId`."""
+    body = ex.json if isinstance(ex.json, dict) else {}
+    return {"status": ex.status, **{k: v for k, v in body.items() if k != "requestId"}}
+
+
+@pytest.mark.req("PLINK-404-ALIKE", "PLINK-NOT-FOUND")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_expired_forged_unknown_and_spent_links_answer_alike(fresh_org, clock, anon: Api, contract: Contract,
+                                                             unique: Unique) -> None:
+    """An expired link (its `expiresAt` passed on the organization's clock), a forged token and an unknown one
+    answer the same 404 NOT_FOUND, body for body; a spent link answers that 404 too, or its original payout."""
+    org = fresh_org()
+    fund_sandbox(org.api, contract)
+    expiring = create_link(org.api, contract, unique,
+                           **{settings(contract)["expires_at_field"]: expiring_in(LINK_LIFETIME)})
+    spent = create_link(org.api, contract, unique)
+    original = paid(expect_status(submit(anon, spent.token, submission(contract, spent, unique)), 201,
+                                  "spending a link"), spent)
+    clock.advance(org.org_id, 2 * LINK_LIFETIME)
+    answers = {
+        "an expired link": submit(anon, expiring.token, submission(contract, expiring, unique)),
+        "a forged token": submit(anon, forged(spent.token), submission(contract, spent, unique)),
+        "an unknown token": submit(anon, unknown_token(), submission(contract, spent, unique)),
+    }
+    for what, ex in answers.items():
+        expect_error(ex, 404, "NOT_FOUND", f"submitting {what}")
+    expected = _shape(answers["an expired link"])
+    for what, ex in answers.items():
+        expect(_shape(ex) == expected, f"{what} answers {_shape(ex)}, an expired link {expected}: they differ", ex)
+    again = submit(anon, spent.token, submission(contract, spent, unique))
+    if again.status == 404:
+        expect(_shape(again) == expected, f"the spent link answers {_shape(again)}, unlike {expected}", again)
+        return
+    expect_status(again, success(contract, "submitPayoutLink"), "submitting the spent link")
+    answer = again.json if isinstance(again.json, dict) else {}
+    expect(answer.get("payoutId") == original["payoutId"] and answer.get("status") == "already_submitted",
+           "the spent link answers neither the 404 of the others nor its original payout as already_submitted",
+           again)
+
+
+@pytest.mark.req("PLINK-UNUSABLE", "ERR-PAYOUT-LINK-UNUSABLE")
+@pytest.mark.needs("operator", "profile")
+def test_a_link_failed_at_execution_is_unusable(fresh_org, anon: Api, contract: Contract, unique: Unique) -> None:
+    """A submit whose payout the empty balance of a fresh organization cannot cover fails the link (profile):
+    400 PAYOUT_LINK_UNUSABLE, and again once the balance would cover it; nothing is sent."""
+    org = fresh_org()
+    link = create_link(org.api, contract, unique)
+    expect_error(submit(anon, link.token, submission(contract, link, unique)), 400, "PAYOUT_LINK_UNUSABLE",
+                 "submitting a link whose payout the balance cannot cover (profile: failed at execution)")
+    fund_sandbox(org.api, contract)
+    expect_error(submit(anon, link.token, submission(contract, link, unique)), 400, "PAYOUT_LINK_UNUSABLE",
+                 "submitting the failed link again once the balance covers it")
+    nothing_sent(org.api, contract, link, "the failed link answered PAYOUT_LINK_UNUSABLE")
+
+
+@pytest.mark.req("PLINK-USE-POST-PAYOUTS")
+@pytest.mark.needs("profile")
+def test_a_link_over_the_approval_threshold_is_refused(api: Api, anon: Api, contract: Contract,
+                                                       unique: Unique) -> None:
+    """A link for the approval threshold (profile `sandbox.approval`): 403 USE_POST_PAYOUTS, nothing sent."""
+    threshold = contract.profile["sandbox"]["approval"]["threshold"]
+    link = create_link(api, contract, unique, sourceAmount=threshold)
+    expect_error(submit(anon, link.token, submission(contract, link, unique)), 403, "USE_POST_PAYOUTS",
+                 f"submitting a link for {threshold} (profile: at the approval threshold)")
+    nothing_sent(api, contract, link, "the submit answered USE_POST_PAYOUTS")
+
+
+@pytest.mark.req("PLINK-UNAVAILABLE", "ERR-PAYOUT-LINKS-UNAVAILABLE")
+@pytest.mark.needs("operator", "profile")
+def test_unconfigured_links_are_unavailable(fresh_org, operator, anon: Api, contract: Contract,
+                                            unique: Unique) -> None:
+    """Once hosted payout links are not configured for the organization (profile: an operator feature), submit
+    and create answer 503 PAYOUT_LINKS_UNAVAILABLE; nothing is sent."""
+    org = fresh_org()
+    fund_sandbox(org.api, contract)
+    link = create_link(org.api, contract, unique)
+    operator.update_org(org.org_id, features=[*DEFAULT_FEATURES, settings(contract)["unconfigured_feature"]])
+    expect_error(submit(anon, link.token, submission(contract, link, unique)), 503, "PAYOUT_LINKS_UNAVAILABLE",
+                 "submitting a link of an organization without hosted payout links")
+    expect_error(org.api.op("createPayoutLink", json=link.sent), 503, "PAYOUT_LINKS_UNAVAILABLE",
+                 "creating a link in an organization without hosted payout links")
+    nothing_sent(org.api, contract, link, "hosted payout links are unavailable")

@@ -1,0 +1,146 @@
+"""Errors > Sending and funding errors: the rows about quotes, and the expired quote of BAD_REQUEST.
+
+- "`RATE_DRIFT_EXCEEDED` | 400 | No | After a fix | Quote moved past `expectDestination`; re-quote."
+- "`QUOTE_UNVERIFIABLE` | 400 | No | After a fix | Quote could not be compared; nothing sent."
+- "`QUOTE_NOT_POSITIVE` | 400 | No | After a fix | Nothing would arrive after fees."
+- "`EXACT_OUTPUT_UNSUPPORTED` | 400 | ... | Routing cannot lock the receiving amount (`capabilities.exactOutput`)."
+- "`INDICATIVE_PRICING_UNAVAILABLE` | 400 | ... | Routing prices only against a recipient
+  (`capabilities.indicativePricing: false`)."
+- "`USE_POST_PAYOUTS` | 403 | No | After a fix | Approval threshold or velocity cap applies; send via `POST /payouts`."
+- BAD_REQUEST: "Non-field 400 (expired quote, ...)".
+
+Paths, bodies, the fee, the quote lifetime and the capabilities' place are the profile's (`sandbox.pricing`);
+the corridor a capability test uses is the one `listCorridors` says lacks the capability. "No" money moved:
+after each refusal the caller reference finds no payout.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from ..endpoints.factories import corridors, fill, method_body, success
+from ..endpoints.pricing_support import corridor_where, price_body, pricing, quote, send
+from ..states.approval_support import policy
+from ..states.payout_support import Unique, scenario_destination
+from .idempotency_support import payouts_with_reference
+
+
+def expect_nothing_sent(api: Api, contract: Contract, reference: str) -> None:
+    found = payouts_with_reference(api, contract, reference)
+    expect(not found, f"the refused send made payouts {[p.get('payoutId') for p in found]}")
+
+
+def corridor_destination(api: Api, contract: Contract, unique: Unique, corridor: str) -> str:
+    return scenario_destination(api, contract, unique, method=method_body(contract, corridor))
+
+
+@pytest.mark.req("ERR-RATE-DRIFT-EXCEEDED")
+@pytest.mark.needs("profile")
+def test_a_quote_short_of_expect_destination_is_refused(api, contract: Contract, unique: Unique) -> None:
+    """Sending a quote that delivers less than `expectDestination`: 400 RATE_DRIFT_EXCEEDED, nothing sent;
+    the same quote expecting what it delivers is sent."""
+    priced = quote(api, contract, scenario_destination(api, contract, unique)).json
+    arrives = Decimal(priced["destinationAmount"])
+    reference = unique("ref")
+    expect_error(send(api, contract, priced, reference, expectDestination=str(arrives + Decimal("0.01"))), 400,
+                 "RATE_DRIFT_EXCEEDED", f"a quote delivering {arrives} sent expecting more")
+    expect_nothing_sent(api, contract, reference)
+    expect_status(send(api, contract, priced, reference), success(contract, "sendPayout"),
+                  "the same quote, expecting what it delivers")
+
+
+@pytest.mark.req("ERR-QUOTE-UNVERIFIABLE")
+@pytest.mark.needs("profile")
+def test_a_tampered_quote_is_unverifiable(api, contract: Contract, unique: Unique) -> None:
+    """A quote id altered in its last character: 400 QUOTE_UNVERIFIABLE, nothing sent."""
+    priced = quote(api, contract, scenario_destination(api, contract, unique)).json
+    field = pricing(contract)["quote_id"]
+    original = priced[field]
+    tampered = original[:-1] + ("A" if original[-1] != "A" else "B")
+    reference = unique("ref")
+    expect_error(send(api, contract, {**priced, field: tampered}, reference), 400, "QUOTE_UNVERIFIABLE",
+                 "a quote id altered after pricing")
+    expect_nothing_sent(api, contract, reference)
+
+
+@pytest.mark.req("ERR-QUOTE-NOT-POSITIVE")
+@pytest.mark.needs("profile")
+def test_nothing_would_arrive_after_fees(api, contract: Contract, unique: Unique) -> None:
+    """Pricing an amount the fee eats (profile `sandbox.pricing.not_positive`): 400 QUOTE_NOT_POSITIVE."""
+    case = pricing(contract)["not_positive"]
+    destination = scenario_destination(api, contract, unique)
+    ex = api.op("pricePayout", json=price_body(contract, destination, sourceAmount=case["sourceAmount"]))
+    expect_error(ex, 400, "QUOTE_NOT_POSITIVE", f"pricing {case['sourceAmount']}, which the fee eats")
+
+
+@pytest.mark.req("ERR-EXACT-OUTPUT-UNSUPPORTED")
+@pytest.mark.needs("profile")
+def test_exact_output_follows_the_capability(api, contract: Contract, unique: Unique) -> None:
+    """Pricing a receiving amount: 400 EXACT_OUTPUT_UNSUPPORTED on a corridor with `exactOutput: false`,
+    a quote delivering exactly that amount on one with `exactOutput: true`."""
+    field = pricing(contract)["exact_output_field"]
+    for capable in (False, True):
+        corridor = corridor_where(api, contract, "exactOutput", capable)
+        expect(corridor is not None, f"no profile corridor lists capabilities.exactOutput {capable}")
+        row = corridors(contract)[corridor]
+        body = {"sourceAmount": None, field: "10.00", "destinationCurrency": row["currency"]}
+        destination = corridor_destination(api, contract, unique, corridor)
+        if capable:
+            priced = quote(api, contract, destination, **body)
+            expect(Decimal(str(priced.json.get(field))) == Decimal("10.00"),
+                   f"the exact-output quote delivers {priced.json.get(field)!r}, not 10.00", priced)
+        else:
+            expect_error(api.op("pricePayout", json=price_body(contract, destination, **body)), 400,
+                         "EXACT_OUTPUT_UNSUPPORTED", f"an exact receiving amount in {row['currency']}")
+
+
+@pytest.mark.req("ERR-INDICATIVE-PRICING-UNAVAILABLE")
+@pytest.mark.needs("profile")
+def test_indicative_pricing_follows_the_capability(api, contract: Contract) -> None:
+    """An indicative quote: 400 INDICATIVE_PRICING_UNAVAILABLE on a corridor with `indicativePricing: false`,
+    200 on one with `indicativePricing: true`."""
+    for capable in (False, True):
+        corridor = corridor_where(api, contract, "indicativePricing", capable)
+        expect(corridor is not None, f"no profile corridor lists capabilities.indicativePricing {capable}")
+        row = corridors(contract)[corridor]
+        params = fill(contract.operation("getIndicativeQuote")["query"],
+                      {"currency": row["currency"], "country": row["country"]})
+        ex = api.op("getIndicativeQuote", params=params)
+        if capable:
+            expect_status(ex, 200, f"an indicative quote to {row['currency']}")
+        else:
+            expect_error(ex, 400, "INDICATIVE_PRICING_UNAVAILABLE", f"an indicative quote to {row['currency']}")
+
+
+@pytest.mark.req("ERR-BAD-REQUEST")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_an_expired_quote_is_a_bad_request(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """A quote sent after its lifetime (profile `quote_lifetime_seconds`, organization clock): 400
+    BAD_REQUEST with a `detail`, nothing sent."""
+    org = fresh_org()
+    priced = quote(org.api, contract, scenario_destination(org.api, contract, unique)).json
+    clock.advance(org.org_id, pricing(contract)["quote_lifetime_seconds"] + 1)
+    reference = unique("ref")
+    err = expect_error(send(org.api, contract, priced, reference), 400, "BAD_REQUEST", "sending an expired quote")
+    expect(isinstance(err.get("detail"), str) and err["detail"], "the BAD_REQUEST `detail` does not name the cause")
+    expect_nothing_sent(org.api, contract, reference)
+
+
+@pytest.mark.req("ERR-USE-POST-PAYOUTS")
+@pytest.mark.needs("operator", "profile")
+def test_a_send_an_approval_applies_to_is_refused(fresh_org, contract: Contract, unique: Unique) -> None:
+    """Sending a quote at the approval threshold (profile `sandbox.approval`): 403 USE_POST_PAYOUTS, nothing
+    sent."""
+    org = fresh_org()
+    destination = scenario_destination(org.api, contract, unique)
+    priced = quote(org.api, contract, destination, sourceAmount=policy(contract)["threshold"]).json
+    reference = unique("ref")
+    expect_error(send(org.api, contract, priced, reference), 403, "USE_POST_PAYOUTS",
+                 "sending a quote an approval threshold applies to")
+    expect_nothing_sent(org.api, contract, reference)

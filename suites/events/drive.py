@@ -1,0 +1,197 @@
+"""Driving the domain so that each event type happens, for the event-type, walk and routing tests.
+
+A `Stage` is an organization with this test's mailbox registered through the sandbox route (opted in to
+every checkout-payment event) and a way to let time pass: against a target with an operator clock, a fresh
+organization whose clock the test moves; otherwise the target's organization and real waiting, up to
+`REAL_WAIT` seconds (a longer wait skips with `needs clock`). How each type is produced is data (`drive` in
+`contract/catalog/events.yaml`); the payout scenarios, the approval threshold, the checkout totals and the
+batch timeline come from the profile, because the spec shows none of them. Decisions on approvals are dashboard actions: the
+operator.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from payconform.client import Api
+from payconform.contract import Contract
+from payconform.expect import expect_status
+from payconform.webhooks import Delivery, Mailbox
+
+from ..endpoints.checkout_flow import example_total, force, payment, refund
+from ..endpoints.factories import scalars, success
+from ..states import batch_support as batches
+from ..states.approval_support import fund_for_threshold, hold
+from ..states.payout_support import create, create_self_funded, timeline
+from .support import DISPATCH_WAIT, Flush, kind, wait_for
+
+REAL_WAIT = 45.0  # seconds a test may wait in real time when the target has no clock
+FLUSHED_WAIT = 5.0  # with a clock every poll runs the dispatcher: what is due arrives at once
+DAY = 86400
+Unique = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What events are about: a `payout` (`data.payoutId`), an `approval` (`data.approval.id`), a checkout
+    `payment` or a `batch` run (its id anywhere in `data`, whose shape is not shown)."""
+
+    kind: str
+    id: str
+
+    def matches(self, event: Any) -> bool:
+        data = event.get("data") if isinstance(event, dict) else None
+        if not isinstance(data, dict):
+            return False
+        if self.kind == "payout":
+            return data.get("payoutId") == self.id
+        if self.kind == "approval":
+            return isinstance(data.get("approval"), dict) and data["approval"].get("id") == self.id
+        return self.id in set(scalars(data))
+
+    def delivered(self, delivery: Delivery) -> bool:
+        try:
+            return self.matches(json.loads(delivery.body))
+        except ValueError:
+            return False
+
+
+@dataclass
+class Stage:
+    api: Api
+    org_id: str
+    contract: Contract
+    unique: Unique
+    box: Mailbox
+    secret: str
+    endpoint: dict[str, Any]
+    clock: Any | None
+    operator: Any | None
+    key: Callable[[str], Api]  # a client with the named credential's scopes, in the same organization
+
+    @property
+    def flush(self) -> Flush:
+        return (lambda: self.clock.advance(self.org_id, 0)) if self.clock is not None else None
+
+    def advance(self, seconds: float) -> None:
+        """Let `seconds` pass for the organization: its clock, or real time when the wait is short."""
+        if self.clock is not None:
+            self.clock.advance(self.org_id, seconds)
+        elif seconds <= REAL_WAIT:
+            time.sleep(seconds)
+        else:
+            pytest.skip(f"needs clock (a {seconds:g} s wait)")
+
+    def need_operator(self) -> Any:
+        if self.operator is None:
+            pytest.skip("needs operator")
+        return self.operator
+
+    @property
+    def patience(self) -> float:
+        """How long to wait for a delivery: with a clock every poll runs the dispatcher; without one it runs
+        every 15 seconds."""
+        return FLUSHED_WAIT if self.clock is not None else DISPATCH_WAIT
+
+    def wait(self, predicate: Callable[[list[Delivery]], bool]) -> list[Delivery]:
+        """The mailbox's deliveries once `predicate` holds or `patience` has passed."""
+        return self.box.wait_for(predicate, self.patience, flush=self.flush)
+
+    def delivery_of(self, type_: str, subject: Subject) -> Delivery:
+        """The first delivery of a `type_` event about `subject`."""
+        def found(ds: list[Delivery]) -> list[Delivery]:
+            return [d for d in ds if subject.delivered(d) and kind(d) == type_]
+
+        return found(wait_for(self.box, lambda ds: bool(found(ds)), self.flush,
+                              f"a `{type_}` event about {subject.kind} {subject.id}", self.patience))[0]
+
+
+def _created(stage: Stage, scenario: str) -> Subject:
+    return Subject("payout", create(stage.api, stage.contract, stage.unique, scenario).json["payoutId"])
+
+
+def _payout(stage: Stage, scenario: str) -> Subject:
+    """A payout in `scenario`, then the profile's time for every scenario to reach its last state."""
+    subject = _created(stage, scenario)
+    stage.advance(timeline(stage.contract)["settle_seconds"])
+    return subject
+
+
+def _cancel(stage: Stage, _: str) -> Subject:
+    api = stage.key("crypto_key")
+    payout_id = create_self_funded(api, stage.contract, stage.unique).json["payoutId"]
+    ex = api.op("cancelPayout", payoutId=payout_id)
+    expect_status(ex, success(stage.contract, "cancelPayout"), "canceling a payout awaiting own funds")
+    return Subject("payout", payout_id)
+
+
+def _approval(stage: Stage, decision: str) -> Subject:
+    operator = stage.need_operator() if decision != "hold" else None
+    if decision == "approve":
+        fund_for_threshold(stage.api, stage.contract)
+    held = hold(stage.api, stage.contract, stage.unique)
+    if decision in ("approve", "approve_unfunded"):
+        operator.approve_payout(stage.org_id, held.approval_id)
+    elif decision == "reject":
+        operator.reject_payout(stage.org_id, held.approval_id)
+    elif decision == "expire":
+        stage.advance(DAY + 120)
+    return Subject("approval", held.approval_id)
+
+
+TOTALS = {"paid": "paid", "fail": "settles_later", "chargeback": "paid", "refund": "paid", "partial_refund": "paid"}
+
+
+def _checkout(stage: Stage, outcome: str) -> Subject:
+    _, paid = payment(stage.api, stage.contract, stage.unique, example_total(stage.contract, TOTALS[outcome]))
+    if outcome in ("fail", "chargeback", "refund"):
+        expect_status(force(stage.api, paid["id"], outcome), 200, f"forcing `{outcome}` on a simulated payment")
+    elif outcome == "partial_refund":
+        partial_refund(stage, paid)
+    return Subject("payment", paid["id"])
+
+
+def partial_refund(stage: Stage, paid: dict[str, Any], share: int = 3) -> str:
+    """Refund a `1/share` part of the payment (base units, the refund route); the piece refunded."""
+    piece = str(int(paid["amountBase"]) // share)
+    ex = refund(stage.key("refunds_key"), stage.contract, paid["id"], piece)
+    expect_status(ex, success(stage.contract, "refundCheckoutPayment"),
+                  f"refunding {piece} of {paid['amountBase']} base units")
+    return piece
+
+
+def _batch(stage: Stage, outcome: str) -> Subject:
+    """A run taken through the profile's batch timeline to `outcome` (the operator breaks one for `failed`)."""
+    if stage.clock is None:
+        pytest.skip("needs clock (the profile's batch timeline)")
+    api, contract, clock = stage.api, stage.contract, stage.clock
+    run = batches.create(api, contract, stage.unique)
+    if outcome == "completed":
+        batches.confirmed(api, clock, stage.org_id, contract, run)
+        return Subject("batch", run.id)
+    batches.reach(api, clock, stage.org_id, contract, run, "awaiting_confirmation")
+    if outcome == "canceled":
+        expect_status(batches.cancel(api, run.id), success(contract, "cancelPayoutBatch"), "canceling the run")
+    elif outcome == "failed":
+        fault = batches.profile(contract)["run_fault"]
+        stage.need_operator().inject_fault(stage.org_id, fault["operation"], fault["kind"], type=fault.get("type"))
+        batches.confirm(api, run.id)
+        batches.settle(api, clock, stage.org_id, contract, run, ("failed",))
+    return Subject("batch", run.id)
+
+
+DRIVERS: dict[str, Callable[[Stage, str], Subject]] = {
+    "created": _created, "payout": _payout, "cancel": _cancel, "approval": _approval, "checkout": _checkout, "batch": _batch,
+}
+
+
+def drive(stage: Stage, how: dict[str, str]) -> Subject:
+    """Make the event of a catalog row happen (`drive: {payout: "0003"}` and the like)."""
+    (kind, value), = how.items()
+    return DRIVERS[kind](stage, value)

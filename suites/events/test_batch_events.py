@@ -1,0 +1,113 @@
+"""Events of payout batches, read from the event feed (Events > Event types, the `payout_batch.*` rows;
+States and transitions > Payout batch; Resources > Payout batch and items).
+
+The body shape of `payout_batch.*` is not shown: an event is taken to be about a run when its data carries
+the run's id anywhere (the profile's `sandbox.batch.event_data`). Each test works in a fresh organization
+whose clock it moves; the run is read before the feed, so a target that settles on read has recorded its
+events.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+
+from ..endpoints.factories import success
+from ..states.batch_support import (
+    Run,
+    about,
+    cancel,
+    confirm,
+    confirmed,
+    create,
+    paid,
+    reach,
+    settle,
+)
+from ..states.payout_support import Unique
+from .support import event_types, feed
+
+PREFIX = "payout_batch."
+
+
+def _batch_events(api: Any, run: Run) -> list[dict[str, Any]]:
+    """The feed's `payout_batch.*` events about the run, oldest first (read unfiltered, so any type shows)."""
+    return [e for e in feed(api) if str(e.get("type", "")).startswith(PREFIX) and about(e, run.id)]
+
+
+def _types(events: list[dict[str, Any]]) -> list[str]:
+    return [str(e.get("type")) for e in events]
+
+
+@pytest.mark.req("EVT-BATCH-AWAITING-CONFIRMATION")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_awaiting_confirmation_is_announced(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """Once the run's lines are validated: one `payout_batch.awaiting_confirmation` about it, and none before."""
+    org = fresh_org()
+    run = create(org.api, contract, unique)
+    reach(org.api, clock, org.org_id, contract, run, "validating")
+    early = _types(_batch_events(org.api, run))
+    expect(not early, f"before its lines were validated the run already has events {early}")
+    clock.advance(org.org_id, float(contract.profile["sandbox"]["batch"]["timeline"]["awaiting_confirmation"]))
+    settle(org.api, clock, org.org_id, contract, run, ("awaiting_confirmation",))
+    seen = _types(_batch_events(org.api, run))
+    expect(seen == ["payout_batch.awaiting_confirmation"],
+           f"a run awaiting confirmation has events {seen}, expected one payout_batch.awaiting_confirmation")
+
+
+@pytest.mark.req("EVT-BATCH-COMPLETED", "BATCH-COMPLETED-COUNTS", "BATCH-EVENTS")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_a_completed_run_announces_counts_and_each_line_its_payout(fresh_org, clock, contract: Contract,
+                                                                   unique: Unique) -> None:
+    """A confirmed run: `payout_batch.completed` carrying `counts`; only the four batch types the spec names
+    (no in-progress event); and each created line its own `payout.*` events."""
+    org = fresh_org()
+    run = create(org.api, contract, unique, n=2)
+    confirmed(org.api, clock, org.org_id, contract, run)
+    events = _batch_events(org.api, run)
+    completed = [e for e in events if e.get("type") == "payout_batch.completed"]
+    expect(len(completed) == 1, f"the completed run has events {_types(events)}, not one payout_batch.completed")
+    data = completed[0].get("data")
+    expect(isinstance(data, dict) and "counts" in data, f"payout_batch.completed carries no `counts`: {data!r}")
+    allowed = {t for t in event_types() if t.startswith(PREFIX)}
+    odd = [t for t in _types(events) if t not in allowed]
+    expect(not odd, f"the run emitted {odd}: the spec's batch events are {sorted(allowed)}, with no in-progress "
+           "event")
+    payouts = {p.get("payoutId") for p in paid(org.api, contract, run)}
+    expect(len(payouts) == len(run.references), f"the run's {len(run.references)} lines made payouts {payouts}")
+    announced = {(e.get("data") or {}).get("payoutId") for e in feed(org.api)
+                 if str(e.get("type", "")).startswith("payout.") and isinstance(e.get("data"), dict)}
+    silent = payouts - announced
+    expect(not silent, f"payouts created from the run's lines have no payout.* event: {sorted(map(str, silent))}")
+
+
+@pytest.mark.req("EVT-BATCH-CANCELED", "BATCH-T-CANCEL")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_a_canceled_run_is_announced(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """Canceled while awaiting confirmation: `payout_batch.canceled` about it, and no payout was created."""
+    org = fresh_org()
+    run = create(org.api, contract, unique)
+    reach(org.api, clock, org.org_id, contract, run, "awaiting_confirmation")
+    expect_status(cancel(org.api, run.id), success(contract, "cancelPayoutBatch"), "cancelling the run")
+    seen = _types(_batch_events(org.api, run))
+    expect("payout_batch.canceled" in seen, f"the canceled run has events {seen}, no payout_batch.canceled")
+    expect(not paid(org.api, contract, run), "the canceled run created payouts")
+
+
+@pytest.mark.req("EVT-BATCH-FAILED")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_a_broken_run_is_announced(fresh_org, operator, clock, contract: Contract, unique: Unique) -> None:
+    """A run broken by the operator's fault (the profile's `run_fault`): `failed`, `payout_batch.failed`."""
+    org = fresh_org()
+    run = create(org.api, contract, unique)
+    reach(org.api, clock, org.org_id, contract, run, "awaiting_confirmation")
+    fault = contract.profile["sandbox"]["batch"]["run_fault"]
+    operator.inject_fault(org.org_id, fault["operation"], fault["kind"], type=fault.get("type"))
+    confirm(org.api, run.id)
+    settle(org.api, clock, org.org_id, contract, run, ("failed",))
+    seen = _types(_batch_events(org.api, run))
+    expect("payout_batch.failed" in seen, f"the broken run has events {seen}, no payout_batch.failed")

@@ -1,0 +1,74 @@
+"""Events > Event types (22): every type the suite can cause, driven through the domain, observed as a delivery
+(with every check of Delivery headers and Event envelope) and as the same object in the feed.
+
+Each row of `contract/catalog/events.yaml` with a `drive` is one case; its `data` is checked against the
+resource the spec shows (the flat `WebhookPayout`, the `approval` object) and the row's `expect` and
+`present`, and left open where the spec says "not shown". For a payout or a checkout payment, its events in
+the feed form a walk of its transition table (`event_moves` in `contract/catalog/transitions.yaml`), and each
+of them reached the endpoint at least once. `webhook_endpoint.disabled` is driven by test_retries.py; batch runs (the profile's timeline) need the clock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from payconform.expect import expect
+
+from ..endpoints.factories import contract_now
+from ..states.payout_support import machine
+from .drive import Stage, Subject, drive
+from .support import (
+    by_id,
+    catalog,
+    checked,
+    contains,
+    data_problems,
+    feed,
+    parsed,
+    walk_problems,
+)
+
+MACHINES = {"payout": "payout", "payment": "checkout_payment"}
+ENVELOPE = ("id", "sequence", "type", "createdAt", "apiVersion", "livemode", "data")
+
+
+def _cases() -> list[Any]:
+    requirements, schema_reqs = contract_now().requirements, catalog()["schema_reqs"]
+
+    def marks(row: dict[str, Any]) -> list[Any]:
+        reqs = [row["req"], *([schema_reqs[row["schema"]]] if row.get("schema") else [])]
+        return [pytest.mark.req(*reqs), pytest.mark.needs(*requirements[row["req"]]["needs"])]
+
+    return [pytest.param(row, id=row["type"], marks=marks(row)) for row in catalog()["types"] if row.get("drive")]
+
+
+def _delivered(stage: Stage, subject: Subject, ids: set[str]) -> dict[str, dict[str, Any]]:
+    """The deliveries about `subject` once every event id in `ids` arrived (or the wait ended), by id."""
+    seen = stage.wait(lambda ds: ids <= {parsed(d).get("id") for d in ds if subject.delivered(d)})
+    return {body["id"]: body for body in (parsed(d) for d in seen if subject.delivered(d))}
+
+
+@pytest.mark.req("EVT-TYPES-22", "EVT-TYPE")
+@pytest.mark.parametrize("row", _cases())
+def test_event_type_is_delivered_and_fed(row: dict[str, Any], stage: Stage) -> None:
+    subject = drive(stage, row["drive"])
+    body = checked(stage.delivery_of(row["type"], subject), stage.secret, row["type"])
+    problems = data_problems(row, body.get("data"), machine("payout", stage.contract)["states"])
+    expect(not problems, f"`data` of a `{row['type']}` delivery: " + "; ".join(problems))
+    delivered = _delivered(stage, subject, set())
+    since = min(int(b["sequence"]) for b in delivered.values()) - 1
+    fed = [e for e in feed(stage.api, since=str(since)) if subject.matches(e)]
+    row_in_feed = by_id(fed).get(body["id"])
+    expect(row_in_feed is not None, f"the feed has no row with the delivered id {body['id']!r}")
+    differs = [k for k in ENVELOPE if not contains(row_in_feed.get(k), body.get(k))]
+    expect(not differs, f"the feed row of {body['id']} differs from the delivery in {differs}")
+    delivered = _delivered(stage, subject, set(by_id(fed)))
+    missing = [e.get("type") for e in fed if e.get("id") not in delivered]
+    expect(not missing, f"events of {subject.kind} {subject.id} in the feed never reached the endpoint: {missing}")
+    if subject.kind in MACHINES:
+        types = [e.get("type") for e in sorted(fed, key=lambda e: int(e.get("sequence", 0)))]
+        wrong = walk_problems(types, machine(MACHINES[subject.kind], stage.contract)["event_moves"])
+        expect(not wrong, f"the events of {subject.kind} {subject.id} ({types}) are not a walk of its transition"
+                          f" table: {wrong}")

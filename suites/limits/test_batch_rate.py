@@ -1,0 +1,32 @@
+"""Limits, row Batch submission: "| Batch submission | 30 per minute | batch submission |".
+
+The row does not say per what (credential, organization); a fresh organization with its own key, exempt
+from the harness's pacing, is alone under either reading. The submissions go back to back, well inside one
+minute: thirty runs are accepted, the next one is 429 RATE_LIMITED while another route still answers.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect_error, expect_status
+
+from ..errors.idempotency_support import payable_destination
+from ..states.batch_support import lines_to, submit
+from ..states.payout_support import Unique
+
+
+@pytest.mark.req("RATE-BATCH")
+@pytest.mark.needs("operator", "profile")
+def test_batch_submissions_beyond_thirty_a_minute_are_refused(fresh_org, contract: Contract, unique: Unique) -> None:
+    """Thirty runs accepted (202), the thirty-first 429 RATE_LIMITED, GET /payouts/batches still 200."""
+    limit = next(r["per_minute"] for r in contract.limits["rate_limits"] if r["name"] == "batch_submission")
+    api = fresh_org(paced=False).api
+    destination = payable_destination(api, contract, unique)
+    for sent in range(1, limit + 1):
+        ex = submit(api, contract, lines_to(contract, destination, unique, 1), unique("run"), raw=True)
+        expect_status(ex, 202, f"batch submission {sent} of {limit}")
+    ex = submit(api, contract, lines_to(contract, destination, unique, 1), unique("run"), raw=True)
+    expect_error(ex, 429, "RATE_LIMITED", f"batch submission {limit + 1} within a minute")
+    expect_status(api.op("listPayoutBatches", raw=True), 200, "another route, same credential, after the limit")

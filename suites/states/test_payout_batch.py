@@ -1,0 +1,113 @@
+"""States and transitions > Payout batch, walked row by row from `contract/catalog/transitions.yaml`.
+
+Each run is made in a fresh organization whose clock the test moves to the status the row starts from (the
+profile's `sandbox.batch.timeline`: the spec shows no timing). Cancel before creation starts: `canceled`,
+and no payout ever exists from it. Cancel after creation began: 409 PAYOUT_BATCH_NOT_CANCELABLE, the run
+unchanged. Confirm from `awaiting_confirmation`: 200 or 202 and creation begins; from any other status:
+409 PAYOUT_BATCH_NOT_CONFIRMABLE.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+
+from ..endpoints.factories import success
+from .batch_support import (
+    cancel,
+    confirm,
+    confirmed,
+    create,
+    paid,
+    reach,
+    read,
+    settle,
+    status,
+)
+from .payout_support import Unique, machine
+
+ROWS = {row["id"]: row for row in machine("payout_batch")["rows"]}
+CANCEL, AFTER_CREATION, CONFIRM = ROWS["BATCH-T-CANCEL"], ROWS["BATCH-T-CANCEL-AFTER-CREATION"], ROWS["BATCH-T-CONFIRM"]
+
+
+@pytest.mark.req("BATCH-T-CANCEL")
+@pytest.mark.needs("operator", "clock", "profile")
+@pytest.mark.parametrize("state", CANCEL["from"])
+def test_cancel_before_creation_starts(fresh_org, clock, contract: Contract, unique: Unique, state: str) -> None:
+    """From `received`, `validating` or `awaiting_confirmation`: `canceled`; no payout ever exists from it."""
+    org = fresh_org()
+    run = create(org.api, contract, unique)
+    reach(org.api, clock, org.org_id, contract, run, state)
+    ex = cancel(org.api, run.id)
+    expect_status(ex, success(contract, "cancelPayoutBatch"), f"cancelling a run in {state!r}")
+    clock.advance(org.org_id, float(contract.profile["sandbox"]["batch"]["settle_seconds"]))
+    after = status(org.api, contract, run.id)
+    expect(after == CANCEL["to"], f"a run canceled in {state!r} later reads {after!r}")
+    made = paid(org.api, contract, run)
+    expect(not made, f"a canceled run made payouts: {[p.get('payoutId') for p in made]}")
+
+
+@pytest.mark.req("BATCH-T-CANCEL-AFTER-CREATION", "ERR-PAYOUT-BATCH-NOT-CANCELABLE")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_cancel_after_creation_began_is_refused(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """A confirmed run: 409 PAYOUT_BATCH_NOT_CANCELABLE, its status unchanged and its payouts still there."""
+    org = fresh_org()
+    run = create(org.api, contract, unique)
+    before = confirmed(org.api, clock, org.org_id, contract, run).json.get("status")
+    expect_error(cancel(org.api, run.id), 409, AFTER_CREATION["error"], "cancelling a run whose creation began")
+    after = status(org.api, contract, run.id)
+    expect(after == before, f"a refused cancel moved the run from {before!r} to {after!r}")
+    expect(len(paid(org.api, contract, run)) == len(run.references), "the run's payouts are not all there")
+
+
+@pytest.mark.req("BATCH-T-CONFIRM", "BATCH-CONFIRM")
+@pytest.mark.needs("operator", "clock", "profile")
+def test_confirm_awaiting_confirmation_begins_creation(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+    """Confirm in `awaiting_confirmation` answers 200 or 202, and every line becomes a payout."""
+    org = fresh_org()
+    run = create(org.api, contract, unique, n=2)
+    reach(org.api, clock, org.org_id, contract, run, CONFIRM["from"][0])
+    expect_status(confirm(org.api, run.id), set(CONFIRM["statuses"]), "confirming a run awaiting confirmation")
+    settle(org.api, clock, org.org_id, contract, run, ("completed",))
+    made = sorted(str(p.get("reference")) for p in paid(org.api, contract, run))
+    expect(made == sorted(run.references),
+           f"after the confirm the payouts with the run's references are {made}, expected {sorted(run.references)}")
+
+
+def _to_received(org: Any, clock: Any, contract: Contract, run: Any) -> None:
+    reach(org.api, clock, org.org_id, contract, run, "received")
+
+
+def _to_validating(org: Any, clock: Any, contract: Contract, run: Any) -> None:
+    reach(org.api, clock, org.org_id, contract, run, "validating")
+
+
+def _to_canceled(org: Any, clock: Any, contract: Contract, run: Any) -> None:
+    expect_status(cancel(org.api, run.id), success(contract, "cancelPayoutBatch"), "cancelling a new run")
+
+
+def _to_completed(org: Any, clock: Any, contract: Contract, run: Any) -> None:
+    confirmed(org.api, clock, org.org_id, contract, run)
+
+
+OTHER_STATES = {"received": _to_received, "validating": _to_validating, "canceled": _to_canceled,
+                "completed": _to_completed}
+
+
+@pytest.mark.req("BATCH-T-CONFIRM", "ERR-PAYOUT-BATCH-NOT-CONFIRMABLE")
+@pytest.mark.needs("operator", "clock", "profile")
+@pytest.mark.parametrize("state", sorted(OTHER_STATES))
+def test_confirm_in_any_other_state_is_refused(fresh_org, clock, contract: Contract, unique: Unique,
+                                               state: str) -> None:
+    """409 PAYOUT_BATCH_NOT_CONFIRMABLE, and the run is not moved (no payout made by the refused confirm)."""
+    org = fresh_org()
+    run = create(org.api, contract, unique)
+    OTHER_STATES[state](org, clock, contract, run)
+    made_before = len(paid(org.api, contract, run))
+    expect_error(confirm(org.api, run.id), 409, CONFIRM["error"], f"confirming a run in {state!r}")
+    expect(read(org.api, contract, run.id).json.get("status") == state, f"a refused confirm moved the {state!r} run")
+    expect(len(paid(org.api, contract, run)) == made_before, f"a refused confirm of a {state!r} run made payouts")

@@ -1,0 +1,52 @@
+"""Versioning rule 6: the added schema fields, where an answer carries them, have the contract's type.
+
+The recipient's screening and deletion fields (create, read and delete answers), the payout's `fee` and
+`endUserId` (create answer and GET /orders/{payoutId}) and the `BANK_ACCOUNT_ALREADY_LINKED` error's
+`existingRecipientId` / `existingMethodId` are read from answers the spec says carry those resources. A
+field may be absent (the spec never says it is always there); present, it has the type the contract gives
+it (`x-versioning-added: field`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_error, expect_status
+from suites.endpoints.factories import (
+    add_method,
+    added_method,
+    create_recipient,
+    method_body,
+)
+
+from ..states.payout_support import Unique, create, read
+from .support import type_problems
+
+
+def _linked_twice(api: Api, contract: Contract, unique: Unique) -> Exchange:
+    """The account of one recipient added to another: 409 BANK_ACCOUNT_ALREADY_LINKED."""
+    body = method_body(contract, "EUR")
+    added_method(add_method(api, create_recipient(api, contract, unique)["id"], body))
+    ex = add_method(api, create_recipient(api, contract, unique)["id"], body)
+    expect_error(ex, 409, "BANK_ACCOUNT_ALREADY_LINKED")
+    return ex
+
+
+@pytest.mark.req("VER-CHANGELOG-FIELDS")
+@pytest.mark.needs("api_key", "profile")
+def test_added_fields_have_the_contract_types(api: Api, contract: Contract, unique: Unique) -> None:
+    """Recipient, payout and error answers: each added field present has the contract's JSON type."""
+    created = create_recipient(api, contract, unique)
+    payout = create(api, contract, unique)
+    answers = [
+        ("Recipient", expect_status(api.op("getBeneficiary", recipientId=created["id"]), 200, "reading the recipient")),
+        ("Recipient", expect_status(api.op("deleteBeneficiary", recipientId=created["id"]), 200, "deleting it")),
+        ("WebhookPayout", payout),
+        ("WebhookPayout", read(api, payout.json["payoutId"])),
+        ("Error", _linked_twice(api, contract, unique)),
+    ]
+    for schema, ex in answers:
+        problems = type_problems(contract, schema, ex.json)
+        expect(not problems, f"{ex.request.method} {ex.request.url}: " + "; ".join(problems), ex)
