@@ -347,6 +347,9 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         stop.set()
 
     old = signal.signal(signal.SIGTERM, handler)
+    # A shell script's background job starts with SIGINT ignored, and Python then leaves it ignored: serve
+    # must still stop on SIGINT (the way its output says to stop it).
+    old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         path = target.dump(ns.write_target)
         print(f"reference server at {target.base_url}" + (f" (mutant {ns.mutant})" if ns.mutant else ""))
@@ -361,6 +364,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         pass
     finally:
         signal.signal(signal.SIGTERM, old)
+        signal.signal(signal.SIGINT, old_int)
         server.stop()
     return 0
 

@@ -48,7 +48,7 @@ from schemathesis.errors import FailureGroup
 from schemathesis.transport.requests import REQUESTS_TRANSPORT
 
 from . import contract as _contract
-from . import paths
+from . import paths, walk_bodies
 from . import results as _results
 from .client import (
     MAX_429_RETRIES,
@@ -69,6 +69,7 @@ PLACEHOLDER_BASE_URL = "http://127.0.0.1:9/business/api/v1"  # no target: the pl
 PROBE_ID = "pc-probe"
 TRANSCRIPT_BODY = 2048
 MAX_FAILURE_TEXT = 1500
+MAX_WALK_RESTARTS = 3  # fresh starts of the stateful walks after Hypothesis stopped them (see run_stateful)
 SECONDS_PER_REQUEST = 2
 EXAMPLE_PROBABILITY = 0.7  # how often a generated body field takes a value from the profile's examples
 DECIMAL_STRING_REF = "#/components/schemas/DecimalString"
@@ -137,9 +138,9 @@ class FuzzSettings:
         wanted = self.include.get(doc) or []
         return [op for op in available if (wanted == "all" or op in wanted) and op not in self.exclude]
 
-    def hypothesis_settings(self, **extra: Any) -> hypothesis.settings:
+    def hypothesis_settings(self, max_examples: int | None = None, **extra: Any) -> hypothesis.settings:
         """The settings of every property over requests (`payconform.properties`), at this run's budget."""
-        return request_settings(self.examples, **extra)
+        return request_settings(self.examples if max_examples is None else max_examples, **extra)
 
 
 def _operations(document: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
@@ -271,6 +272,10 @@ class FuzzSession:
                 walk(op["body"], "body")
         return found
 
+    def _example_body(self, op_id: str) -> Any:
+        op = (self.contract.profile.get("operations") or {}).get(op_id)
+        return op.get("body") if isinstance(op, Mapping) else None
+
     def config(self) -> schemathesis.Config:
         """fuzz.yaml's ``schemathesis`` settings plus this run's: target, organization, seed, budget, examples."""
         examples = self.example_values()
@@ -288,9 +293,12 @@ class FuzzSession:
         }
         return schemathesis.Config.from_dict(_contract.deep_merge(self.settings.schemathesis, runtime))
 
-    def schema(self, doc: str) -> Any:
-        """The contract document ``doc`` as a schemathesis schema for this target (may have no operations)."""
-        schema = openapi.from_dict(copy.deepcopy(self.document(doc)), config=self.config())
+    def schema(self, doc: str, walks: bool = False) -> Any:
+        """The contract document ``doc`` as a schemathesis schema for this target (may have no operations);
+        for the stateful walks, with request bodies narrowed to the profile's examples (``walk_bodies``)."""
+        document = (walk_bodies.narrow(self.document(doc), self._example_body) if walks
+                    else copy.deepcopy(self.document(doc)))
+        schema = openapi.from_dict(document, config=self.config())
         schema = schema.include(operation_id=self.operations(doc) or ["-none-"])
         session = self
 
@@ -446,18 +454,39 @@ class FuzzSession:
                           "  " + self.curl(case)])
 
     def run_stateful(self, schema: Any) -> None:
-        """Random walks through the contract's OpenAPI links (create, then read, update, delete what was made)."""
+        """Random walks through the contract's OpenAPI links (create, then read, update, delete what was made).
+
+        Which link a walk can follow depends on the target's answers (a create that succeeded once may be
+        refused the next time: the name is taken now). Hypothesis notices that a choice it has seen before led
+        elsewhere and stops with ``FlakyStrategyDefinition``; that says nothing about the target, and every
+        answer up to there was checked. The walks then start afresh for the rest of the budget, a few times.
+        """
         session = self
         machine = schema.as_state_machine()
+        walked = [0]
 
         class Walk(machine):  # type: ignore[misc, valid-type]
             def call(self, case: Any, **kwargs: Any) -> Any:
+                case.body = walk_bodies.refresh(case.body, session._example_body(operation_id(case.operation) or ""))
                 return session.send(case)
 
             def validate_response(self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any) -> None:
                 session.validate(case, response)
 
-        Walk.run(settings=self.settings.hypothesis_settings(stateful_step_count=self.settings.stateful_steps))
+            def teardown(self) -> None:
+                walked[0] += 1
+                super().teardown()
+
+        for _ in range(MAX_WALK_RESTARTS + 1):
+            remaining = self.settings.examples - walked[0]
+            if remaining <= 0 or self._nodeid() in self.failures:
+                return
+            try:
+                Walk.run(settings=self.settings.hypothesis_settings(
+                    max_examples=remaining, stateful_step_count=self.settings.stateful_steps))
+                return
+            except hypothesis.errors.FlakyStrategyDefinition:
+                continue
 
     def _requirements_of(self, failure: Any) -> list[str]:
         inner = getattr(failure, "exception", None)

@@ -1,7 +1,11 @@
-"""Identifier generation. Ids are opaque to clients; prefixes only help a human reading a log."""
+"""Identifier generation, and checking the signature of a signed opaque id (cursor, quote id, link token).
+
+Ids are opaque to clients; prefixes only help a human reading a log.
+"""
 
 from __future__ import annotations
 
+import hmac
 import secrets
 import string
 
@@ -19,3 +23,12 @@ def new_id(prefix: str) -> str:
 
 def request_id() -> str:
     return "req_" + secrets.token_hex(12)
+
+
+def same_signature(presented: str, expected: str) -> bool:
+    """Constant-time comparison of a signature a client presented with the one expected. Text no signature can
+    be (non-ASCII, a lone surrogate from a JSON escape) is simply not it: `hmac.compare_digest` would raise."""
+    try:
+        return hmac.compare_digest(presented.encode("ascii"), expected.encode("ascii"))
+    except UnicodeEncodeError:
+        return False

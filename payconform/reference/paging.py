@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .clock import iso
 from .errors import field_error
+from .ids import same_signature
 from .store import Store
 
 if TYPE_CHECKING:
@@ -39,32 +40,13 @@ class Cursors:
         try:
             data, signature = token.rsplit(".", 1)
             payload = base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
-            ok = hmac.compare_digest(signature, self._sign(payload))
+            ok = same_signature(signature, self._sign(payload))
             decoded = json.loads(payload) if ok else None
         except (ValueError, UnicodeDecodeError):
             decoded = None
         if not isinstance(decoded, dict) or decoded.get("s") != scope:
             raise field_error("cursor", "was not issued for this list, organization and filters")
         return decoded["p"]
-
-
-def newest_first(
-    store: Store,
-    cursors: Cursors,
-    *,
-    table: str,
-    scope: str,
-    where: str,
-    params: Sequence[Any],
-    limit: int,
-    cursor: str | None,
-) -> tuple[list[sqlite3.Row], str | None]:
-    """One page of `table` rows (ordered by `seq`, newest first) and the cursor of the next page, if any.
-
-    `where` must already restrict to the organization and mode; `scope` must name them and the filters.
-    """
-    return by_seq(store, cursors, table=table, scope=scope, where=where, params=params, limit=limit, cursor=cursor,
-                  descending=True)
 
 
 def by_seq(
@@ -77,9 +59,11 @@ def by_seq(
     params: Sequence[Any],
     limit: int,
     cursor: str | None,
-    descending: bool,
+    descending: bool = True,
 ) -> tuple[list[sqlite3.Row], str | None]:
-    """One page of `table` rows in `seq` order (newest first when `descending`, else in insertion order)."""
+    """One page of `table` rows in `seq` order (newest first when `descending`, else in insertion order) and the
+    cursor of the next page, if any. `where` must already restrict to the organization and mode; `scope` must
+    name them and the filters."""
     sql, args = f"SELECT * FROM {table} WHERE {where}", list(params)
     if cursor is not None:
         sql += " AND seq < ?" if descending else " AND seq > ?"

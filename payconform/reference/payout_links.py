@@ -32,6 +32,7 @@ from starlette.requests import Request
 from .auth import Principal
 from .clock import Clock, iso
 from .errors import ApiError
+from .ids import same_signature
 from .lifecycle import ACCOUNT_FIELDS
 from .orgs import get_org
 from .ratelimit import RateLimiter
@@ -73,7 +74,7 @@ class PayoutLinks:
     def verify(self, token: str) -> str | None:
         """The link id a token was issued for, or None when it was not signed by this server."""
         link_id, _, signature = token.rpartition(".")
-        if not link_id or not hmac.compare_digest(signature.encode(), self._signature(link_id).encode()):
+        if not link_id or not link_id.isascii() or not same_signature(signature, self._signature(link_id)):
             return None
         return link_id
 

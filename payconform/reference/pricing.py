@@ -36,6 +36,7 @@ from typing import Any
 from .clock import iso, parse_instant
 from .corridors import FIELDS, RATES
 from .errors import ApiError
+from .ids import same_signature
 from .lifecycle import ACCOUNT_FIELDS
 from .money import CENT, fmt
 from .orgs import get_org
@@ -159,7 +160,7 @@ class Pricing:
         if not isinstance(quote_id, str) or not quote_id.startswith("qt_") or "." not in quote_id:
             raise unverifiable
         payload, signature = quote_id[3:].split(".", 1)
-        if not hmac.compare_digest(signature, self.sign(payload)):
+        if not payload.isascii() or not same_signature(signature, self.sign(payload)):
             raise unverifiable
         try:
             terms = json.loads(_unb64(payload))

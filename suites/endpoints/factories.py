@@ -8,7 +8,6 @@ examples, whose account identifiers are made unique so that no two tests share a
 
 from __future__ import annotations
 
-import re
 import secrets
 from typing import Any, Callable, Iterator
 
@@ -16,22 +15,16 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.contract import current as current_contract
 from payconform.expect import expect, expect_status
-
-PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+from payconform.placeholders import fill, leading_digits
 
 
 def _digits(n: int) -> str:
     return "".join(secrets.choice("0123456789") for _ in range(n))
 
 
-def _leading_digits() -> str:
-    """Eight random digits, the first not zero: what keeps an account number unique."""
-    return str(secrets.choice(range(1, 10))) + _digits(7)
-
-
 def _account_number() -> str:
     """Unique in the leading digits; ends in 0000, which picks no special sandbox payout scenario."""
-    return _leading_digits() + "0000"
+    return leading_digits() + "0000"
 
 
 def _iban() -> str:
@@ -58,17 +51,6 @@ UNIQUE_FIELDS: dict[str, Callable[[], str]] = {
 def contract_now() -> Contract:
     """The run's contract (target profile merged) at collection time, or the repository's."""
     return current_contract() or Contract.load()
-
-
-def fill(template: Any, values: dict[str, str]) -> Any:
-    """A copy of a profile body with every `"{name}"` placeholder whose name is in `values` replaced."""
-    if isinstance(template, dict):
-        return {k: fill(v, values) for k, v in template.items()}
-    if isinstance(template, list):
-        return [fill(v, values) for v in template]
-    if isinstance(template, str):
-        return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
-    return template
 
 
 def scalars(obj: Any) -> Iterator[str]:
@@ -110,7 +92,7 @@ def method_body(contract: Contract, corridor: str, details: dict[str, str] | Non
 def recipient_body(contract: Contract, unique: Callable[[str], str], **fields: Any) -> dict[str, Any]:
     """The profile's `createBeneficiary` body with a unique name, external id and account; `fields` override."""
     template = contract.operation("createBeneficiary").get("body") or {}
-    body = fill(template, {"unique": unique("rcp"), "unique digits": _leading_digits()})
+    body = fill(template, {"unique": unique("rcp"), "unique digits": leading_digits()})
     body.update(fields)
     return body
 

@@ -29,6 +29,10 @@ REPORTS = ROOT / "reports" / "project-tests"
 RUN_TIMEOUT = 600
 MUTANT_POOL_SIZE = 20
 MUTANT_FUZZ_BUDGET = 2  # the fuzz-* mutants, which only generated data finds, get the default budget
+# A mutant that breaks every answer of a kind (error bodies, request ids) fails each fuzz test on its first
+# requests, some 200 in all; one that breaks a single field lets the fuzz phase run to its end (~1,800
+# requests, a minute of pacing) and is killed by its own tests. So the phase stops there for those.
+MUTANT_FUZZ_MAX_REQUESTS = 600
 
 
 @dataclass
@@ -112,7 +116,8 @@ def _selected_run(select: list[str], files: list[str], target_file: Path, report
     return [sys.executable, "-m", "pytest", *(files or ["suites"]),
             "-o", "addopts=", "-p", "no:cacheprovider", *(a for p in unneeded for a in ("-p", f"no:{p}")), "-q",
             "--target", str(target_file), "--report-dir", str(report_dir), "--select", ",".join(select),
-            *(["--fuzz-budget", str(fuzz_budget)] if fuzz_budget else [])]
+            *(["--fuzz-budget", str(fuzz_budget), "--fuzz-max-requests", str(MUTANT_FUZZ_MAX_REQUESTS)]
+              if fuzz_budget else [])]
 
 
 def run_many(jobs: dict[str, dict], parallel: int = 2) -> dict[str, SuiteRun]:

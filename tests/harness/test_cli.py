@@ -15,6 +15,7 @@ from payconform.target import Target
 from .test_plugin import ERRORS, PROFILE, REQUIREMENTS, SUITE
 
 HERE = Path(__file__).resolve().parent
+STOP_TIMEOUT = 30  # the reference gets 5 s to stop before it is killed; a loaded CI machine is slow
 
 
 @pytest.fixture
@@ -88,7 +89,8 @@ def test_flags_without_target_file(workdir, ref_target):
 def test_serve_writes_target_and_stops(workdir):
     out = workdir / "t.yaml"
     proc = subprocess.Popen([sys.executable, "-m", "payconform.cli", "serve", "--port", "0", "--write-target",
-                             str(out)], cwd=workdir, env=cli_env(workdir), stdout=subprocess.PIPE,
+                             str(out)], cwd=workdir, env={**cli_env(workdir), "PYTHONFAULTHANDLER": "1"},
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
@@ -104,4 +106,24 @@ def test_serve_writes_target_and_stops(workdir):
         assert len(target.pool) == 12 and target.operator_config["adapter"] == "reference"
     finally:
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(15) == 0
+        try:
+            _, err = proc.communicate(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            state = _signal_state(proc.pid)
+            proc.send_signal(signal.SIGABRT)  # faulthandler (PYTHONFAULTHANDLER) prints where every thread is
+            try:
+                _, err = proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                _, err = proc.communicate()
+            pytest.fail(f"serve did not stop within {STOP_TIMEOUT} s of Ctrl-C ({state}); its stderr:\n{err[-6000:]}")
+    assert proc.returncode == 0, err[-3000:]
+
+
+def _signal_state(pid: int) -> str:
+    """The state and signal lines of /proc/PID/status (blocked, ignored, caught signals)."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "no /proc status"
+    return "; ".join(line for line in lines if line.startswith(("SigBlk", "SigIgn", "SigCgt", "State")))

@@ -7,6 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, NoReturn
 
+import hypothesis
 import pytest
 import yaml
 from schemathesis import openapi
@@ -205,3 +206,29 @@ def test_every_request_schemathesis_sends_is_paced(session: fuzz.FuzzSession, mo
     assert paced(case, timeout=1) == "response" and sent == [case]
     paced(product_case(session, {"x-api-key": "svc_test_not_a_key_of_the_target"}))
     assert session.pacer.acquired == [KEY_A, None]  # an invalid key is paced under the IP budget only
+
+
+def test_walks_start_afresh_when_hypothesis_sees_the_target_change_a_walk(session: fuzz.FuzzSession) -> None:
+    """A walk's links depend on the target's answers; Hypothesis' FlakyStrategyDefinition then is no verdict."""
+    runs: list[int] = []
+
+    class Machine:
+        @classmethod
+        def run(cls, settings: Any) -> None:
+            runs.append(settings.max_examples)
+            if len(runs) < 3:
+                raise hypothesis.errors.FlakyStrategyDefinition("the target answered differently")
+
+    session.run_stateful(SimpleNamespace(as_state_machine=lambda: Machine))
+    assert runs == [7, 7, 7]
+
+    runs.clear()
+
+    class AlwaysFlaky(Machine):
+        @classmethod
+        def run(cls, settings: Any) -> None:
+            runs.append(settings.max_examples)
+            raise hypothesis.errors.FlakyStrategyDefinition("again")
+
+    session.run_stateful(SimpleNamespace(as_state_machine=lambda: AlwaysFlaky))
+    assert len(runs) == fuzz.MAX_WALK_RESTARTS + 1

@@ -79,6 +79,11 @@ def test_refusals_cancel_and_listing():
         assert assert_error(dup, 409, "PAYOUT_BATCH_DUPLICATE_REFERENCE")["originalBatchId"] == first["id"]
         assert_error(org.call("POST", BATCHES, json={"externalReferenceId": "x", "items": []}, idem="b3"), 400,
                      "VALIDATION_ERROR")
+        # the envelope is refused; a line object that breaks the line's rules becomes an `invalid` item instead
+        assert_error(org.call("POST", BATCHES, json={"externalReferenceId": "y", "items": [_line(good, "b"), "line"]},
+                              idem="b5"), 400, "VALIDATION_ERROR")
+        odd = org.call("POST", BATCHES, json={"externalReferenceId": "w", "items": [{"sourceAmount": -1}]}, idem="b6")
+        assert odd.status_code == 202, odd.text
         assert_error(org.call("GET", f"{BATCHES}/nope"), 404, "BATCH_NOT_FOUND")
         assert_error(org.call("GET", f"{BATCHES}/{first['id']}/items?status=odd"), 400, "VALIDATION_ERROR")
         r = org.call("POST", f"{BATCHES}/{first['id']}/cancel", idem="x1")
@@ -86,7 +91,7 @@ def test_refusals_cancel_and_listing():
         assert_error(org.call("POST", f"{BATCHES}/{first['id']}/confirm", idem="c1"), 409,
                      "PAYOUT_BATCH_NOT_CONFIRMABLE")
         listed = org.call("GET", BATCHES).json()
-        assert [b["id"] for b in listed["data"]] == [first["id"]] and "nextCursor" not in listed
+        assert [b["id"] for b in listed["data"]] == [odd.json()["id"], first["id"]] and "nextCursor" not in listed
         operator(client, "PATCH", f"/orgs/{org.id}", {"features": ["developer"]})
         assert_error(org.call("POST", BATCHES, json={**body, "externalReferenceId": "run-3"}, idem="b4"), 403,
                      "MASS_PAYOUTS_DISABLED")

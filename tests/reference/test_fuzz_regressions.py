@@ -84,3 +84,26 @@ def test_a_link_expiring_in_year_67_answers_an_iso_instant(org) -> None:
     assert r.status_code < 500, r.text
     if r.status_code == 201:
         assert r.json()["expiresAt"] == "0067-10-02T02:16:59.000Z"
+
+
+@pytest.mark.parametrize("path", [
+    "/payments/organizations/{orgId}/payouts/batches?cursor=.%C2%8F",
+    "/recipients/{orgId}?cursor=e30.%C3%A9",
+    "/checkout/organizations/{orgId}/products?cursor=.%F0%9F%98%80",
+])
+def test_a_cursor_with_a_non_ascii_signature_is_a_400(org, path: str) -> None:
+    """Found by a long fuzz run: `cursor=.\\u008f` was a 500 (`hmac.compare_digest` raises on non-ASCII text)."""
+    assert_error(org.call("GET", path), 400, "VALIDATION_ERROR")
+
+
+@pytest.mark.parametrize("quote_id", ["qt_e30.\u00e9", "qt_\u00e9.abc"])
+def test_a_quote_id_with_non_ascii_text_is_unverifiable(org, quote_id: str) -> None:
+    r = org.call("POST", "/payments/organizations/{orgId}/payouts/send", idem="k-quote-" + quote_id.encode().hex(),
+                 json={"quoteId": quote_id, "reference": "r-1", "expectDestination": "9.50"})
+    assert_error(r, 400, "QUOTE_UNVERIFIABLE")
+
+
+@pytest.mark.parametrize("token", ["plink_abc.%C3%A9", "plink_%C3%A9.abc"])
+def test_a_payout_link_token_with_non_ascii_text_is_not_found(org, token: str) -> None:
+    r = org.call("POST", f"/payout-links/{token}/submit", json={"esignConsent": True}, key=None)
+    assert_error(r, 404, "NOT_FOUND")

@@ -20,7 +20,7 @@ from ..errors import ApiError
 from ..keys_operator import org_of
 from ..money import parse_decimal
 from ..operation import Call, Operation, Reply
-from ..paging import newest_first
+from ..paging import by_seq
 from ..requestid import request_id_of
 from ..validate import Checker
 from .payouts import make_payout
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def list_approvals(call: Call) -> Reply:
     q = call.query
-    rows, next_cursor = newest_first(
+    rows, next_cursor = by_seq(
         call.ref.store, call.ref.cursors, table="payout_approvals", scope=f"approvals:{call.org_id}:{call.mode}",
         where="org_id = ? AND mode = ?", params=(call.org_id, call.mode),
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),

@@ -13,7 +13,7 @@ from typing import Any
 from .. import batches
 from ..errors import ApiError, field_error
 from ..operation import Call, Operation, Reply
-from ..paging import by_seq, newest_first
+from ..paging import by_seq
 from ..validate import check
 
 MAX_LINES = 1000
@@ -21,15 +21,17 @@ MAX_LINES = 1000
 
 def create_batch(call: Call) -> Reply:
     """MASS_PAYOUTS_DISABLED for an organization that opted out; a taken `externalReferenceId` is
-    PAYOUT_BATCH_DUPLICATE_REFERENCE naming the run (`originalBatchId`); otherwise 202 and the run."""
+    PAYOUT_BATCH_DUPLICATE_REFERENCE naming the run (`originalBatchId`); otherwise 202 and the run. Only the
+    envelope is refused here: a line object is judged on its own and a failing one becomes an `invalid` item."""
     rules = call.ref.batches
     if not rules.enabled(call.ref.store, call.org_id):
         raise ApiError("MASS_PAYOUTS_DISABLED")
     c = check(call.json())
     external_reference_id = c.string("externalReferenceId", required=True, max_len=100)
     lines = c.obj.get("items")
-    if not isinstance(lines, list) or not 1 <= len(lines) <= MAX_LINES:
-        c.fail("items", f"must be an array of 1-{MAX_LINES} payout lines")
+    if not isinstance(lines, list) or not 1 <= len(lines) <= MAX_LINES \
+            or not all(isinstance(line, dict) for line in lines):
+        c.fail("items", f"must be an array of 1-{MAX_LINES} payout line objects")
     c.done()
     assert external_reference_id is not None and isinstance(lines, list)
     original = rules.duplicate_of(call, external_reference_id)
@@ -53,7 +55,7 @@ def _page(rows: list[Any], next_cursor: str | None, render: Any) -> Reply:
 
 def list_batches(call: Call) -> Reply:
     q, rules = call.query, call.ref.batches
-    rows, next_cursor = newest_first(
+    rows, next_cursor = by_seq(
         call.ref.store, call.ref.cursors, table="payout_batches", scope=f"batches:{call.org_id}:{call.mode}",
         where="org_id = ? AND mode = ?", params=(call.org_id, call.mode),
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),

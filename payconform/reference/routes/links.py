@@ -22,7 +22,7 @@ from ..clock import iso
 from ..errors import ApiError
 from ..money import fmt
 from ..operation import Call, Operation, Reply
-from ..paging import newest_first
+from ..paging import by_seq
 from ..store import dumps
 from ..validate import Checker, check
 from .products import find_product, unit_amount
@@ -157,7 +157,7 @@ def get_link(call: Call) -> Reply:
 
 def list_links(call: Call) -> Reply:
     q = call.query
-    rows, next_cursor = newest_first(
+    rows, next_cursor = by_seq(
         call.ref.store, call.ref.cursors, table="links", scope=f"links:{call.org_id}:{call.mode}",
         where="org_id = ? AND mode = ? AND deleted_at IS NULL", params=(call.org_id, call.mode),
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),

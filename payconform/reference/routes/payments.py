@@ -21,7 +21,7 @@ from ..checkout import CHARGEBACK, SETTLES
 from ..clock import iso
 from ..errors import ApiError
 from ..operation import Call, Operation, Reply
-from ..paging import newest_first
+from ..paging import by_seq
 from ..validate import check
 from .links import find_link
 
@@ -187,7 +187,7 @@ def list_payments(call: Call) -> Reply:
     for row in call.ref.store.all("SELECT * FROM checkout_payments WHERE link_id = ?", (link["id"],)):
         run_timeline(call, row)
     q = call.query
-    rows, next_cursor = newest_first(
+    rows, next_cursor = by_seq(
         call.ref.store, call.ref.cursors, table="checkout_payments", scope=f"payments:{call.org_id}:{link['id']}",
         where="org_id = ? AND mode = ? AND link_id = ?", params=(call.org_id, call.mode, link["id"]),
         limit=payments_limit(q.get("limit")), cursor=q.get("cursor"),

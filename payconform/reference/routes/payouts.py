@@ -22,7 +22,7 @@ from ..errors import ApiError, field_error
 from ..lifecycle import scenario_of
 from ..money import fmt
 from ..operation import Call, Operation, Reply
-from ..paging import newest_first
+from ..paging import by_seq
 from ..validate import check
 
 PAYMENT_REASONS = frozenset({
@@ -194,7 +194,7 @@ def find_by_reference(call: Call) -> Reply:
     reference = q.get("reference")
     if not reference:
         raise field_error("reference", "required")
-    rows, next_cursor = newest_first(
+    rows, next_cursor = by_seq(
         call.ref.store, call.ref.cursors, table="payouts", scope=f"orders:{call.org_id}:{call.mode}:{reference}",
         where="org_id = ? AND mode = ? AND reference = ?", params=(call.org_id, call.mode, reference),
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),
@@ -207,7 +207,7 @@ def find_by_reference(call: Call) -> Reply:
 
 def list_payouts(call: Call) -> Reply:
     q = call.query
-    rows, next_cursor = newest_first(
+    rows, next_cursor = by_seq(
         call.ref.store, call.ref.cursors, table="payouts", scope=f"payouts:{call.org_id}:{call.mode}",
         where="org_id = ? AND mode = ?", params=(call.org_id, call.mode),
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),

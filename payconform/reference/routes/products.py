@@ -17,7 +17,7 @@ from ..clock import iso
 from ..errors import ApiError
 from ..money import fmt
 from ..operation import Call, Operation, Reply
-from ..paging import newest_first
+from ..paging import by_seq
 from ..validate import CURRENCY, Checker, check
 
 URL = re.compile(r"^https?://\S+$")
@@ -122,7 +122,7 @@ def list_products(call: Call) -> Reply:
     if include not in (None, "true", "false"):
         raise ApiError("VALIDATION_ERROR", errors=[{"field": "includeArchived", "reason": "true or false"}])
     where = "org_id = ? AND mode = ? AND deleted_at IS NULL" + ("" if include == "true" else " AND archived = 0")
-    rows, next_cursor = newest_first(
+    rows, next_cursor = by_seq(
         call.ref.store, call.ref.cursors, table="products", scope=f"products:{call.org_id}:{call.mode}:{include}",
         where=where, params=(call.org_id, call.mode), limit=limit, cursor=q.get("cursor"),
     )

@@ -16,7 +16,7 @@ from ..clock import iso
 from ..corridors import account_fingerprint, read_method
 from ..errors import ApiError, validation_error
 from ..operation import Call, Operation, Reply
-from ..paging import newest_first
+from ..paging import by_seq
 from ..store import dumps
 from ..validate import COUNTRIES, EMAIL, Checker, check
 
@@ -182,7 +182,7 @@ def _same_external_id(call: Call, existing: sqlite3.Row, method: tuple[str, str,
 def list_recipients(call: Call) -> Reply:
     q = call.query
     limit = q.limit(default=20, low=1, high=100)
-    rows, next_cursor = newest_first(
+    rows, next_cursor = by_seq(
         call.ref.store, call.ref.cursors, table="recipients", scope=f"recipients:{call.org_id}:{call.mode}",
         where="org_id = ? AND mode = ? AND deleted_at IS NULL", params=(call.org_id, call.mode),
         limit=limit, cursor=q.get("cursor"),
