@@ -32,3 +32,8 @@ def leading_digits() -> str:
 def fresh_values(prefix: str = "pc") -> dict[str, str]:
     """Values for the placeholders every request needs fresh: ``{unique}`` and ``{unique digits}``."""
     return {"unique": f"{prefix}-{secrets.token_hex(6)}", "unique digits": leading_digits()}
+
+
+def fresh_patterns(prefix: str = "pc") -> dict[str, str]:
+    """The regular expressions ``fresh_values(prefix)`` always matches, by placeholder name."""
+    return {"unique": re.escape(prefix) + "-[0-9a-f]{12}", "unique digits": "[1-9][0-9]{7}"}

@@ -20,10 +20,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .placeholders import PLACEHOLDER, fill, fresh_values
+from .placeholders import PLACEHOLDER, fill, fresh_patterns, fresh_values
 
 FRESH_PREFIX = "pcw"
-FRESH_PATTERNS = {"unique": FRESH_PREFIX + "-[0-9a-f]{12}", "unique digits": "[1-9][0-9]{7}"}  # fresh_values'
+FRESH_PATTERNS = fresh_patterns(FRESH_PREFIX)
 HEX_DIGITS = re.compile(r"(\d+) hex digits\b")
 
 

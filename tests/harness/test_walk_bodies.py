@@ -7,7 +7,7 @@ import re
 import jsonschema
 import pytest
 
-from payconform import walk_bodies
+from payconform import placeholders, walk_bodies
 from payconform.contract import Contract
 
 LINE = {"destinationAccountId": "{destinationAccountId}", "sourceAmount": "10.00", "reference": "{unique}-1"}
@@ -86,3 +86,12 @@ def test_every_profile_body_narrows_to_a_valid_schema() -> None:
                 "application/json": {"schema": {}}}}}}}}
             jsonschema.Draft202012Validator.check_schema(body_schema(walk_bodies.narrow(document, {name: body}.get),
                                                                      "/x"))
+
+
+def test_fresh_values_match_their_patterns() -> None:
+    for prefix in ("pc", "pcw"):
+        patterns = placeholders.fresh_patterns(prefix)
+        for _ in range(20):
+            values = placeholders.fresh_values(prefix)
+            assert values.keys() == patterns.keys()
+            assert all(re.fullmatch(patterns[name], value) for name, value in values.items())
