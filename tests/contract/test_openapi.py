@@ -118,14 +118,22 @@ def test_security_schemes(name, docs):
         assert header in signed["description"]
 
 
-def test_schemathesis_loads_both_documents_and_their_links():
+def test_schemathesis_loads_both_documents_and_their_links(docs):
     import schemathesis
 
-    for path in DOCS.values():
+    for name, path in DOCS.items():
         schema = schemathesis.openapi.from_path(str(path))
-        for result in schema.get_all_operations():
-            result.ok()
-        schema.as_state_machine()  # raises on a link whose target or parameter does not exist
+        loaded = {result.ok().definition.raw.get("operationId") for result in schema.get_all_operations()}
+        declared = {op["operationId"] for item in docs[name]["paths"].values() for op in item.values()
+                    if isinstance(op, dict) and "operationId" in op}
+        assert loaded == declared, f"{name}: schemathesis loads {sorted(loaded ^ declared)} differently"
+        rules = " ".join(dir(schema.as_state_machine()))  # raises on a link whose target or parameter is unknown
+        links = [(status, link) for item in docs[name]["paths"].values() for op in item.values()
+                 if isinstance(op, dict) for status, response in (op.get("responses") or {}).items()
+                 for link in (response.get("links") or {})]
+        assert links, f"{name}: no OpenAPI links"
+        missing = [f"{status} {link}" for status, link in links if f"___{status}_{link}__" not in rules]
+        assert not missing, f"{name}: links schemathesis did not turn into walk steps: {missing}"
 
 
 # --------------------------------------------------------------------------------------------- profile
