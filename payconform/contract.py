@@ -78,7 +78,8 @@ class Contract:
     Attributes: ``requirements`` (id -> dict with id, part, section, quote, needs, testable, reason),
     ``parts`` (list of {slug, title} in the spec's order), ``errors`` (type -> dict), ``limits``
     (the parsed limits catalog), ``profile`` (merged profile: ``profile["operations"][op_id]``),
-    ``version`` (contract version string), ``directory``.
+    ``version`` (contract version string), ``directory``; ``transitions`` and ``events`` (the state
+    machine and event catalogs, read on first use).
     """
 
     def __init__(
@@ -103,6 +104,7 @@ class Contract:
         self.version = version
         self.directory = directory
         self._openapi: dict[str, Any] = {}
+        self._catalogs: dict[str, dict] = {}
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -156,6 +158,7 @@ class Contract:
         other.profile = deep_merge(self.profile, overrides or {})
         other.profile.setdefault("operations", {})
         other._openapi = self._openapi
+        other._catalogs = self._catalogs
         return other
 
     # -- lookups -------------------------------------------------------------------------------
@@ -166,6 +169,27 @@ class Contract:
             doc = _load_yaml(self.directory / f"{name}.openapi.yaml") if self.directory else None
             self._openapi[name] = doc or {}
         return self._openapi[name]
+
+    def _catalog(self, name: str) -> dict:
+        """A catalog file of ``contract/catalog/`` read once per contract (empty if absent)."""
+        if name not in self._catalogs:
+            doc = _load_yaml(self.directory / "catalog" / f"{name}.yaml") if self.directory else None
+            self._catalogs[name] = doc if isinstance(doc, Mapping) else {}
+        return self._catalogs[name]
+
+    @property
+    def transitions(self) -> dict:
+        """``catalog/transitions.yaml``: ``machines`` (name -> {states, rows, ...}) and what the rows add."""
+        return self._catalog("transitions")
+
+    @property
+    def events(self) -> dict:
+        """``catalog/events.yaml``: ``types`` (one row per event type), retry schedules, delivery rules."""
+        return self._catalog("events")
+
+    def machine(self, name: str) -> dict:
+        """One transition table (``payout``, ``payout_batch``, ``checkout_link``, ...)."""
+        return (self.transitions.get("machines") or {})[name]
 
     def requirement(self, req_id: str) -> dict | None:
         return self.requirements.get(req_id)
@@ -207,6 +231,7 @@ class Contract:
 
 # A process-wide "current contract", set by the plugin so that assertions can consult the catalogs.
 _current: Contract | None = None
+_default: Contract | None = None
 
 
 def set_current(contract: Contract | None) -> None:
@@ -215,4 +240,20 @@ def set_current(contract: Contract | None) -> None:
 
 
 def current() -> Contract | None:
+    """The contract the plugin set for this run, or None outside a run (harness code that must know)."""
     return _current
+
+
+def run_contract() -> Contract:
+    """The run's contract, the one way tests and harness code read ``contract/``.
+
+    Inside a run: the contract the plugin loaded, with the target's ``profile`` overrides merged, so a
+    target that describes its own "not shown" operations is judged by its own description. Outside a
+    run (collection by a unit test, a tool): the repository's contract, loaded once.
+    """
+    global _default
+    if _current is not None:
+        return _current
+    if _default is None:
+        _default = Contract.load()
+    return _default
