@@ -45,3 +45,34 @@ def test_reference_imports_nothing_of_the_harness(path: Path) -> None:
     bad = [f"line {n}: {m}" for n, m in _imports(path)
            if m.split(".")[0] == "payconform" and not m.startswith("payconform.reference") and m != "payconform"]
     assert not bad, f"{path.relative_to(ROOT)} imports the harness: {bad}"
+
+
+SUITES = ROOT / "suites"
+HARNESS = ROOT / "payconform"
+MAX_HARNESS_LINES = 400
+
+
+def _names_a_test_module(module: str) -> bool:
+    return any(part.startswith("test_") for part in module.split("."))
+
+
+@pytest.mark.parametrize("path", _files(SUITES, ROOT / "tests", HARNESS), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_imports_a_test_module(path: Path) -> None:
+    """Test modules hold tests; what they share lives in a support module (suites/_support, tests' helpers)."""
+    bad = [f"line {n}: {m}" for n, m in _imports(path) if _names_a_test_module(m)]
+    assert not bad, f"{path.relative_to(ROOT)} imports a test module: {bad}"
+
+
+@pytest.mark.parametrize("path", _files(SUITES), ids=lambda p: str(p.relative_to(ROOT)))
+def test_suites_reach_the_harness_through_public_names(path: Path) -> None:
+    """A suite uses what the harness publishes; a private name may change under it without notice."""
+    bad = [f"line {n}: {m}" for n, m in _imports(path)
+           if m.split(".")[0] == "payconform" and any(part.startswith("_") for part in m.split(".")[1:])]
+    assert not bad, f"{path.relative_to(ROOT)} imports private harness names: {bad}"
+
+
+@pytest.mark.parametrize("path", _files(HARNESS, exclude=REFERENCE), ids=lambda p: str(p.relative_to(ROOT)))
+def test_harness_modules_stay_small(path: Path) -> None:
+    """One job per module: a harness module past the bound is split along its concerns."""
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_HARNESS_LINES, f"{path.relative_to(ROOT)} has {lines} lines (at most {MAX_HARNESS_LINES})"
