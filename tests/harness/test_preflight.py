@@ -1,0 +1,132 @@
+"""The preflight tells a dead, foreign or refused target apart in seconds, and passes a conforming one."""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Iterator
+
+import pytest
+
+from payconform.preflight import preflight
+from payconform.provision import provision_reference
+from payconform.refserver import RefServer
+from payconform.target import Target
+
+# The issue's bound for a run against a broken target, of which the preflight is the first seconds.
+BOUND = 10.0
+
+
+def _unknown_key() -> str:
+    return f"svc_test_{secrets.token_hex(16)}_{secrets.token_urlsafe(32)[:43]}"
+
+
+def _target(base_url: str, api_key: str | None = None, **credentials: str) -> Target:
+    creds = {"api_key": api_key, **credentials} if api_key else dict(credentials)
+    return Target.from_dict({"base_url": base_url, "org_id": "ckpreflightorg0000000000", "credentials": creds})
+
+
+@pytest.fixture(scope="module")
+def reference() -> Iterator[Target]:
+    with RefServer() as ref:
+        yield provision_reference(ref)
+
+
+class _Html(BaseHTTPRequestHandler):
+    """A web server that is not this API: an HTML page for everything."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = b"<html><body>Welcome to nginx!</body></html>"
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def html_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Html)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A port that accepts connections and never answers."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    yield sock.getsockname()[1]
+    sock.close()
+
+
+def _dead_port() -> int:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+def _timed(target: Target):
+    started = time.monotonic()
+    result = preflight(target)
+    return result, time.monotonic() - started
+
+
+def test_a_conforming_target_passes_in_a_handful_of_requests(reference: Target) -> None:
+    result, _ = _timed(reference)
+    assert result.ok, result.fatal
+    keys = sum(1 for name, value in reference.credentials.items() if isinstance(value, str) and name.endswith("_key"))
+    assert result.requests <= 2 + keys + len(reference.credentials.get("api_key_pool") or [])
+    assert any("answers as this API" in line and "ROUTE_NOT_FOUND" in line for line in result.lines)
+    assert any(line.startswith("other_org_id") and "403 FORBIDDEN" in line for line in result.lines)
+    assert not result.warnings, result.warnings
+
+
+def test_an_unknown_key_is_refused_with_one_message(reference: Target) -> None:
+    target = _target(reference.base_url, _unknown_key())
+    result, took = _timed(target)
+    assert not result.ok and "api_key is refused" in result.fatal and "UNAUTHORIZED" in result.fatal
+    assert took < BOUND
+
+
+def test_a_dead_port_is_told_in_seconds() -> None:
+    result, took = _timed(_target(f"http://127.0.0.1:{_dead_port()}/business/api/v1", _unknown_key()))
+    assert not result.ok and "does not answer" in result.fatal
+    assert took < BOUND
+
+
+def test_a_target_that_never_answers_is_told_within_the_bound(silent_port: int) -> None:
+    result, took = _timed(_target(f"http://127.0.0.1:{silent_port}/business/api/v1", _unknown_key()))
+    assert not result.ok and "does not answer" in result.fatal
+    assert took < BOUND
+
+
+def test_a_web_server_that_is_not_this_api_is_named(html_server: str) -> None:
+    result, took = _timed(_target(f"{html_server}/business/api/v1", _unknown_key()))
+    assert not result.ok and "does not answer as this API" in result.fatal and "text/html" in result.fatal
+    assert took < BOUND
+
+
+def test_no_credential_at_all_is_refused_before_any_request(reference: Target) -> None:
+    result = preflight(_target(reference.base_url))
+    assert not result.ok and "no credential" in result.fatal
+    assert result.requests == 0
+
+
+def test_a_revoked_key_that_still_works_is_reported_not_fatal(reference: Target) -> None:
+    target = _target(reference.base_url, reference.api_key, revoked_key=reference.api_key)
+    target.org_id = reference.org_id
+    result = preflight(target)
+    assert result.ok, result.fatal
+    assert any(w.startswith("revoked_key: answers 200") for w in result.warnings), result.warnings
