@@ -21,7 +21,7 @@ from payconform.operator import Clock, OrgHandle
 from payconform.signer import Signer, generate_private_key_pem, public_key_pem
 from payconform.target import Target
 
-from .signing_support import Answer, expect_signature_error, product_create, send_signed, unregistered_signer
+from .._support.signing import Answer, expect_signature_error, product_create, send_signed, unregistered_signer
 
 
 def _needs_signing_key(target: Target) -> None:

@@ -8,7 +8,7 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect_error, expect_status
 
-from ..endpoints.factories import product_body
+from .._support.products import product_body
 
 pytestmark = pytest.mark.needs("operator")
 

@@ -12,7 +12,8 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect_error
 
-from ..endpoints.factories import product_body, recipient_body
+from .._support.products import product_body
+from .._support.recipients import recipient_body
 
 REFUSALS = {"revoked_key": "UNAUTHORIZED", "expired_key": "KEY_EXPIRED", "pinned_key": "KEY_IP_NOT_ALLOWED"}
 

@@ -11,7 +11,8 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from ..endpoints.factories import product_body, success
+from .._support.products import product_body
+from .._support.profile import success
 
 SIGNED_MODE_HEADERS = ("x-svc-signature", "x-svc-timestamp", "x-svc-nonce", "x-svc-request-id")
 

@@ -16,7 +16,7 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect_error, expect_status
 
-from .signing_support import expect_operator_refuses, product_create, send_signed
+from .._support.signing import expect_operator_refuses, product_create, send_signed
 
 HOUR = 3600
 PREDECESSOR_REFUSED = ("UNAUTHORIZED", "KEY_EXPIRED")

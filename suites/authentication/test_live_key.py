@@ -15,7 +15,7 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect_error, expect_status
 
-from ..endpoints.factories import recipient_body
+from .._support.recipients import recipient_body
 
 pytestmark = pytest.mark.needs("operator")
 

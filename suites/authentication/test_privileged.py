@@ -17,9 +17,10 @@ import pytest
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
+from payconform.placeholders import fill
 
-from ..endpoints.factories import fill, success
-from ..states.payout_support import create
+from .._support.payouts import create_payout
+from .._support.profile import success
 
 
 def _dashboard_ops(contract: Contract) -> list[str]:
@@ -57,7 +58,7 @@ def test_key_cannot_call_dashboard_routes(fresh_org, operator, clock, contract: 
     expect_status(registered, success(contract, "createSandboxWebhookEndpoint"),
                   "registering a sandbox endpoint with the test key")
     endpoint_id = registered.json["id"]
-    create(api, contract, unique)
+    create_payout(api, contract, unique)
     ids = {"orgId": org.org_id, "endpointId": endpoint_id, "deliveryId": _delivered(api, endpoint_id, clock),
            "apiKeyId": str(key["id"])}
     before = _state(api, endpoint_id)

@@ -16,8 +16,11 @@ import pytest
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
+from payconform.placeholders import fill
 
-from ..endpoints.factories import create_recipient, fill, fund_sandbox, method_body, method_ids
+from .._support.accounts import method_body
+from .._support.balance import fund_sandbox
+from .._support.recipients import create_recipient, method_ids
 
 pytestmark = pytest.mark.needs("read_only_key")
 

@@ -14,7 +14,7 @@ from payconform.contract import Contract
 from payconform.expect import expect_error, expect_status
 from payconform.target import Target
 
-from ..endpoints.factories import product_body
+from .._support.products import product_body
 
 # refusal -> (credential sent, or None for no x-api-key; status; type; requirement of that refusal)
 REFUSALS: dict[str, tuple[str | None, int, str, str]] = {

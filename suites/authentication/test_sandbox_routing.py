@@ -13,7 +13,7 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect_error, expect_status
 
-from ..endpoints.factories import create_recipient
+from .._support.recipients import create_recipient
 
 
 @pytest.mark.req("AUTH-TEST-KEY-SANDBOX")

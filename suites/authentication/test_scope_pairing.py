@@ -14,7 +14,9 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error_body, expect_status
 from payconform.operator import OperatorError
 
-from ..endpoints.factories import create_recipient, fund_sandbox, pay
+from .._support.balance import fund_sandbox
+from .._support.payouts import pay
+from .._support.recipients import create_recipient
 
 CASES = [pytest.param("crypto_payouts", marks=pytest.mark.req("KEY-CRYPTO-NEEDS-WRITE", "KEY-SCOPES"),
                       id="crypto_payouts"),

@@ -14,9 +14,12 @@ import pytest
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
+from payconform.placeholders import fill
 
-from ..endpoints.checkout_flow import payment, read_payment, refund
-from ..endpoints.factories import fill, product_body, recipient_body, success
+from .._support.payments import payment, read_payment, refund
+from .._support.products import product_body
+from .._support.profile import success
+from .._support.recipients import recipient_body
 
 
 def _writes(contract: Contract, unique) -> list[tuple[str, dict[str, Any]]]:

@@ -18,7 +18,7 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error_body, expect_status
 
-from .signing_support import (
+from .._support.signing import (
     SIGNATURE_ERRORS,
     SignedRequest,
     challenge_answer,

@@ -18,7 +18,7 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect_status
 
-from .signing_support import (
+from .._support.signing import (
     b64,
     expect_not_run,
     expect_ran_once,

@@ -14,7 +14,7 @@ from payconform.contract import Contract
 from payconform.expect import expect_error, expect_status
 from payconform.signer import generate_private_key_pem, public_key_pem
 
-from .signing_support import expect_not_run, expect_operator_refuses, product_create, send_signed
+from .._support.signing import expect_not_run, expect_operator_refuses, product_create, send_signed
 
 PINNED_ADDRESS = "192.0.2.10"  # TEST-NET-1: never the suite's own address
 

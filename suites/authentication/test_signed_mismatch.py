@@ -21,7 +21,7 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.signer import P256_ORDER, Signer
 
-from .signing_support import (
+from .._support.signing import (
     Answer,
     b64,
     expect_not_run,

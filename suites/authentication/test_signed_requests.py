@@ -18,7 +18,7 @@ from payconform.expect import expect, expect_status
 from payconform.signer import P256_ORDER
 from payconform.target import Target
 
-from .signing_support import b64, product_create, sign_lines
+from .._support.signing import b64, product_create, sign_lines
 
 KEY_ID = re.compile(r"^akid_(live|test)_\S+$")
 

@@ -10,7 +10,8 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.factories import create_recipient, product_body
+from .._support.products import product_body
+from .._support.recipients import create_recipient
 
 
 def _other_org(api: Api) -> str:

@@ -8,7 +8,8 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from .support import SAMPLES, Sample, Unique
+from .._support.samples import SAMPLES, Sample
+from .._support.types import Unique
 
 
 def media_type(ex: Exchange) -> str:

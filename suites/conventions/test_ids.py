@@ -11,7 +11,10 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from .support import Unique, create_product, create_recipient, member
+from .._support.answers import member
+from .._support.products import post_product, product_body
+from .._support.recipients import post_recipient, recipient_body
+from .._support.types import Unique
 
 # CUID (`c` + 24 base-36) or CUID2 (a letter, then lowercase base-36), at their usual lengths
 CUID_SHAPED = re.compile(r"^[a-z][a-z0-9]{19,31}$")
@@ -34,13 +37,13 @@ def test_org_id_as_issued_works_on_every_prefix(api: Api, op_id: str) -> None:
 @pytest.mark.req("CONV-IDS-OPAQUE")
 def test_returned_ids_are_accepted_verbatim(api: Api, contract: Contract, unique: Unique) -> None:
     """Ids from create answers (recipient, its method, product) address the same resource when sent back as is."""
-    _, created = create_recipient(api, contract, unique)
+    created = post_recipient(api, contract, recipient_body(contract, unique))
     recipient_id, method_id = member(created, "id"), member(created, "paymentMethods", 0, "id")
     read = expect_status(api.op("getBeneficiary", recipientId=recipient_id), 200, "read the recipient by its id")
     expect_same_id(read, recipient_id, "recipient")
     expect_status(api.op("getBeneficiaryMethodDetails", recipientId=recipient_id, methodId=method_id), 200,
                   "read the method's details by the returned ids")
-    _, created = create_product(api, contract, unique)
+    created = post_product(api, product_body(contract, unique))
     product_id = member(created, "id")
     read = expect_status(api.op("getCheckoutProduct", productId=product_id), 200, "read the product by its id")
     expect_same_id(read, product_id, "product")
@@ -69,7 +72,7 @@ def test_ids_resolve_only_under_their_org(api: Api, fresh_org, contract: Contrac
     """A product made in another organization reads there (200), is 404 NOT_FOUND under this organization's
     `{orgId}`, and this key cannot address the other organization's path (403 FORBIDDEN)."""
     other = fresh_org()
-    _, created = create_product(other.api, contract, unique)
+    created = post_product(other.api, product_body(contract, unique))
     product_id = member(created, "id")
     expect_same_id(expect_status(other.api.op("getCheckoutProduct", productId=product_id), 200,
                                  "reading the product in its own organization"), product_id, "product")

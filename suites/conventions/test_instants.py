@@ -17,11 +17,13 @@ from typing import Any
 import pytest
 
 from payconform.client import Api, Exchange
-from payconform.contract import Contract
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.checkout_flow import new_link
-from .support import Unique, leaves, names_field, product_body
+from .._support.answers import leaves, names_field
+from .._support.checkout import new_link
+from .._support.products import product_body
+from .._support.types import Unique
 
 NAIVE = "2024-01-01T00:00:00"
 
@@ -38,7 +40,7 @@ def _resolve(doc: dict, node: dict) -> dict:
 
 def instant_filters() -> list[Any]:
     """(operation id, parameter) for every date-time query parameter of a profile-known operation."""
-    contract = Contract.load()
+    contract = run_contract()
     doc = contract.openapi("payouts")
     found = []
     for path_item in (doc.get("paths") or {}).values():

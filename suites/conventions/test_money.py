@@ -16,15 +16,13 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from .support import (
-    Unique,
-    create_product,
-    create_recipient,
-    is_decimal_string,
-    is_json_number,
-    leaves,
-    member,
-)
+from .._support.answers import leaves, member
+from .._support.balance import fund_sandbox
+from .._support.money import is_decimal_string, is_json_number
+from .._support.payouts import payout_body
+from .._support.products import post_product, product_body
+from .._support.recipients import post_recipient, recipient_body
+from .._support.types import Unique
 
 PAYOUT_AMOUNTS = ("sourceAmount", "destinationAmount", "rate")
 
@@ -39,15 +37,10 @@ def expect_decimal_strings(ex: Exchange, obj: Any, names: tuple[str, ...], where
             expect(is_decimal_string(obj[name]), f"{where}.{name} is {obj[name]!r}, not a decimal string", ex)
 
 
-def fund(api: Api, contract: Contract) -> None:
-    """Top up the sandbox balance (profile operation fundSandbox)."""
-    expect_status(api.op("fundSandbox", json=contract.operation("fundSandbox")["body"]), 200, "sandbox top-up")
-
-
 @pytest.mark.req("CONV-MONEY-DECIMAL-STRING")
 def test_product_unit_amount_is_a_decimal_string(api: Api, contract: Contract, unique: Unique) -> None:
     """`unitAmount` in the create answer and in a read of the product."""
-    _, created = create_product(api, contract, unique)
+    created = post_product(api, product_body(contract, unique))
     read = expect_status(api.op("getCheckoutProduct", productId=member(created, "id")), 200, "read the product")
     for ex in (created, read):
         expect_decimal_strings(ex, ex.json, ("unitAmount",), "product", required=True)
@@ -60,7 +53,7 @@ def test_balance_figures_are_decimal_strings(api: Api, contract: Contract) -> No
     Their inner structure is not shown, so every value inside them is checked rather than named fields.
     Balance transaction rows, if any are listed yet, carry `balanceAfter` and `net` as decimal strings.
     """
-    fund(api, contract)
+    fund_sandbox(api, contract)
     balance = expect_status(api.op("getBalance"), 200)
     figures = [leaf for source in ("balances", "provider") for leaf in leaves(member(balance, source), source)]
     numbers = [path for path, value in figures if is_json_number(value)]
@@ -78,10 +71,9 @@ def test_payout_amounts_are_decimal_strings(api: Api, contract: Contract, unique
 
     The read is the spec's authoritative one and carries the payout's fields, so there they must be present.
     """
-    fund(api, contract)
-    _, recipient = create_recipient(api, contract, unique)
-    body = {**contract.operation("createPayout")["body"], "reference": unique("po"),
-            "destinationAccountId": member(recipient, "paymentMethods", 0, "destinationAccountId")}
+    fund_sandbox(api, contract)
+    recipient = post_recipient(api, contract, recipient_body(contract, unique))
+    body = payout_body(contract, member(recipient, "paymentMethods", 0, "destinationAccountId"), unique("po"))
     created = api.op("createPayout", json=body)
     if created.status == 202:
         pytest.skip("the target held this payout for approval (202); there is no payout to read")

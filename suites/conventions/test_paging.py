@@ -19,7 +19,7 @@ from collections.abc import Callable
 import pytest
 
 from payconform.client import Api
-from payconform.contract import Contract, current
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect
 from payconform.paging import (
     Pager,
@@ -34,7 +34,8 @@ from payconform.paging import (
     tampered,
 )
 
-from .lists import SEEDS, Seed
+from .._support.lists import SEEDS, Seed
+from .._support.types import Unique
 
 ROWS, LIMIT = 5, 2
 PAGING = ("CONV-PAGING-CURSOR-OPAQUE", "CONV-PAGING-LAST-PAGE-NO-CURSOR")
@@ -44,7 +45,7 @@ def _lists(reqs: Callable[[str, Seed], tuple[str, ...]], only: Callable[[Seed], 
            *, unseeded: bool = False) -> list:
     """One parameter per cursor-paged list of the profile; with `unseeded`, lists without a seeder are listed
     as skipped so the report shows what the suite cannot fill yet."""
-    contract = current() or Contract.load()
+    contract = run_contract()
     params = []
     for op_id in cursor_paged_lists(contract):
         seed = SEEDS.get(op_id)
@@ -95,7 +96,7 @@ def test_empty_list_has_no_cursor(fresh_org, contract: Contract, unique, op_id: 
     expect(page.cursor is None, f"the empty list's only page carries `nextCursor` {page.cursor!r}", page.ex)
 
 
-def _one_more(seed: Seed, api: Api, contract: Contract, unique: Callable[[str], str]) -> None:
+def _one_more(seed: Seed, api: Api, contract: Contract, unique: Unique) -> None:
     seed.make(api, contract, unique, 1)
 
 

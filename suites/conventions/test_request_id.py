@@ -9,7 +9,8 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from .support import REFUSALS, SAMPLES, Sample, Unique
+from .._support.samples import REFUSALS, SAMPLES, Sample
+from .._support.types import Unique
 
 
 @pytest.mark.req("CONV-REQUEST-ID-HEADER")

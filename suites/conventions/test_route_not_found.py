@@ -7,7 +7,7 @@ import pytest
 from payconform.client import Api
 from payconform.expect import expect_error
 
-from .support import Unique
+from .._support.types import Unique
 
 UNKNOWN_ROUTES = [
     pytest.param("/payments/organizations/{orgId}/{name}", id="under-the-organization"),

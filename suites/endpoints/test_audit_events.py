@@ -20,8 +20,8 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error
 from payconform.paging import Pager
 
-from ..conventions.support import names_field
-from .factories import create_recipient, refused_recipient_update
+from .._support.answers import names_field
+from .._support.recipients import create_recipient, refused_recipient_update
 
 PAST, FUTURE = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
 

@@ -15,33 +15,14 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
+from payconform.client import Api
 from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.expect import expect
 
-from ..conventions.support import is_decimal_string, leaves
-from .factories import top_up
+from .._support.answers import leaves
+from .._support.balance import CACHE_SECONDS, figures, provider_figure, read_balance, top_up
 
 CURRENCY = re.compile(r"^[A-Z]{3,4}$")
-CACHE_SECONDS = 61
-
-
-def read_balance(api: Api) -> Exchange:
-    ex = expect_status(api.op("getBalance"), 200, "reading the balance")
-    expect(isinstance(ex.json, dict), "the balance is not a JSON object", ex)
-    return ex
-
-
-def figures(ex: Exchange, name: str) -> list[Decimal]:
-    """Every decimal-string figure under the top-level `name`."""
-    return [Decimal(v) for _, v in leaves(ex.json.get(name)) if is_decimal_string(v)]
-
-
-def provider_figure(ex: Exchange) -> Decimal:
-    """The sandbox's one provider-held figure."""
-    found = figures(ex, "provider")
-    expect(len(found) == 1, f"`provider` holds {len(found)} figures; the sandbox has one USD figure", ex)
-    return found[0]
 
 
 def _empty(value: Any) -> bool:

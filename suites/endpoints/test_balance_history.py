@@ -14,31 +14,20 @@ import pytest
 
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error
-from payconform.paging import Page, Pager
+from payconform.paging import Pager
 
-from .factories import top_up
-from .test_balance import CACHE_SECONDS, provider_figure, read_balance
+from .._support.balance import CACHE_SECONDS, provider_figure, read_balance, top_up
+from .._support.lists import filtered_page, topped_up
 
 TYPES = {"funding", "payout", "reversal"}
 STATUSES = {"COMPLETED", "DEBITED", "RETURNED", "CANCELED"}
-
-
-def _filled(fresh_org, contract: Contract, *amounts: str):
-    handle = fresh_org()
-    for amount in amounts:
-        top_up(handle.api, contract, amount)
-    return handle, Pager(handle.api, contract, "getBalanceHistory")
-
-
-def _page(pager: Pager, **params: str) -> Page:
-    return pager.parse(pager.request(extra=list(params.items())), f"balance history {params}")
 
 
 @pytest.mark.req("HIST-GET", "HIST-PAGE-FIELDS")
 @pytest.mark.needs("operator")
 def test_page_fields(fresh_org, contract: Contract) -> None:
     """`entries` and `hasMore` on every page; `hasMore` true exactly when a `nextCursor` follows."""
-    _, pager = _filled(fresh_org, contract, "6.10", "6.20")
+    _, pager = topped_up(fresh_org, contract, "getBalanceHistory", "6.10", "6.20")
     first = pager.page(limit=1)
     last = pager.page(cursor=first.cursor, limit=1) if first.cursor else first
     for page, more in ((first, True), (last, False)):
@@ -51,7 +40,7 @@ def test_page_fields(fresh_org, contract: Contract) -> None:
 @pytest.mark.needs("operator")
 def test_top_up_adds_a_completed_funding_entry(fresh_org, contract: Contract) -> None:
     """One top-up: one entry, `type: funding`, `status: COMPLETED`; every entry uses the spec's values."""
-    _, pager = _filled(fresh_org, contract, "7.10")
+    _, pager = topped_up(fresh_org, contract, "getBalanceHistory", "7.10")
     page = pager.page()
     expect(len(page.items) == 1, f"one top-up left {len(page.items)} history entries", page.ex)
     entry = page.items[0]
@@ -65,7 +54,7 @@ def test_top_up_adds_a_completed_funding_entry(fresh_org, contract: Contract) ->
 @pytest.mark.needs("operator", "clock")
 def test_balance_after_reconciles_with_the_balance(fresh_org, clock, contract: Contract) -> None:
     """The newest entry's `balanceAfter`, when published, equals GET /balance; withheld, a `note` says why."""
-    handle, pager = _filled(fresh_org, contract, "8.10", "8.20")
+    handle, pager = topped_up(fresh_org, contract, "getBalanceHistory", "8.10", "8.20")
     page = pager.page()
     clock.advance(handle.org_id, CACHE_SECONDS)
     balance = provider_figure(read_balance(handle.api))
@@ -81,7 +70,7 @@ def test_balance_after_reconciles_with_the_balance(fresh_org, clock, contract: C
 @pytest.mark.needs("operator")
 def test_cursor_and_since_together_are_refused(fresh_org, contract: Contract) -> None:
     """Send `cursor` or `since`, not both: both together are 400 VALIDATION_ERROR."""
-    _, pager = _filled(fresh_org, contract, "9.10", "9.20")
+    _, pager = topped_up(fresh_org, contract, "getBalanceHistory", "9.10", "9.20")
     cursor = pager.page(limit=1).cursor
     expect(cursor is not None, "the first of two one-entry pages has no `nextCursor`")
     ex = pager.request(cursor=cursor, limit=1, extra=[("since", "2000-01-01T00:00:00Z")])
@@ -94,19 +83,19 @@ def test_since_lists_entries_strictly_after(fresh_org, clock, contract: Contract
     """`since=T` lists only entries settled strictly after T: with T the organization's time between two
     top-ups a minute apart, the later one alone; with T an entry's own time (where entries carry `createdAt`,
     a field the spec does not name), not that entry."""
-    handle, pager = _filled(fresh_org, contract, "10.10")
+    handle, pager = topped_up(fresh_org, contract, "getBalanceHistory", "10.10")
     between = clock.advance(handle.org_id, 60)
     if not isinstance(between, str):
         pytest.skip("the operator's clock does not say what time it is")
     top_up(handle.api, contract, "10.20")
     everything = pager.page().items
-    later = _page(pager, since=between)
+    later = filtered_page(pager, "balance history", since=between)
     expect(len(later.items) == 1 and later.items[0] in everything,
            f"since={between} (between two top-ups) lists {len(later.items)} of {len(everything)} entries; only "
            "the later top-up settled after it", later.ex)
     at = later.items[0].get("createdAt")
     if isinstance(at, str):
-        same = _page(pager, since=at)
+        same = filtered_page(pager, "balance history", since=at)
         expect(same.items == [], f"since={at}, the entry's own time, still lists it: `since` is strictly after",
                same.ex)
 

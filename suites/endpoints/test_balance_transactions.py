@@ -10,32 +10,21 @@ paging and a foreign cursor are checked in suites/conventions/test_paging.py, `l
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
-from typing import Any
 
 import pytest
 
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error
-from payconform.paging import Page, Pager, identity
+from payconform.paging import Pager, identity
 
-from ..conventions.support import names_field
-from .factories import top_up
+from .._support.answers import names_field
+from .._support.balance import top_up
+from .._support.lists import filtered_page, topped_up
+from .._support.money import as_decimal
 
 NUMERIC = re.compile(r"^[0-9]+$")
 PAST, FUTURE = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
-
-
-def _filled(fresh_org, contract: Contract, *amounts: str) -> tuple[Api, Pager]:
-    api = fresh_org().api
-    for amount in amounts:
-        top_up(api, contract, amount)
-    return api, Pager(api, contract, "listBalanceTransactions")
-
-
-def _page(pager: Pager, **params: str) -> Page:
-    return pager.parse(pager.request(extra=list(params.items())), f"balance transactions {params}")
 
 
 def _refused(pager: Pager, name: str, params: list[tuple[str, str]], what: str) -> None:
@@ -44,20 +33,11 @@ def _refused(pager: Pager, name: str, params: list[tuple[str, str]], what: str) 
     expect(names_field(body.get("errors"), name), f"`errors` does not name `{name}`: {body.get('errors')!r}", ex)
 
 
-def _decimal(value: Any) -> Decimal | None:
-    if isinstance(value, dict):
-        value = value.get("amount")
-    try:
-        return Decimal(value) if isinstance(value, str) else None
-    except InvalidOperation:
-        return None
-
-
 @pytest.mark.req("BTX-FIELDS", "BTX-ID-NUMERIC")
 @pytest.mark.needs("operator")
 def test_row_fields(fresh_org, contract: Contract) -> None:
     """Rows name `id` (numeric-looking), `type`, `balanceAfter` and the currency."""
-    _, pager = _filled(fresh_org, contract, "12.00")
+    _, pager = topped_up(fresh_org, contract, "listBalanceTransactions", "12.00")
     page = pager.page()
     expect(len(page.items) == 1, f"one top-up left {len(page.items)} rows", page.ex)
     row = page.items[0]
@@ -71,7 +51,7 @@ def test_row_fields(fresh_org, contract: Contract) -> None:
 @pytest.mark.needs("operator")
 def test_cursor_is_strictly_older(fresh_org, contract: Contract) -> None:
     """`cursor=<id>` lists the rows strictly older than that id: not the row itself, nothing newer."""
-    _, pager = _filled(fresh_org, contract, "1.10", "1.20", "1.30")
+    _, pager = topped_up(fresh_org, contract, "listBalanceTransactions", "1.10", "1.20", "1.30")
     rows = pager.page().items
     expect(len(rows) == 3, f"three top-ups left {len(rows)} rows")
     older = pager.page(cursor=str(rows[1]["id"]), what="cursor = the middle row's id")
@@ -83,12 +63,12 @@ def test_cursor_is_strictly_older(fresh_org, contract: Contract) -> None:
 @pytest.mark.needs("operator")
 def test_type_filter(fresh_org, contract: Contract) -> None:
     """`type` keeps the rows of the listed types (comma-separated); an unknown value is a 400 naming `type`."""
-    _, pager = _filled(fresh_org, contract, "2.10", "2.20")
+    _, pager = topped_up(fresh_org, contract, "listBalanceTransactions", "2.10", "2.20")
     rows = pager.page().items
     kind = str(rows[0].get("type"))
-    same = _page(pager, type=kind)
+    same = filtered_page(pager, "balance transactions", type=kind)
     expect(len(same.items) == len(rows), f"type={kind} lists {len(same.items)} of {len(rows)} {kind} rows", same.ex)
-    other = _page(pager, type="payout,payout_return")
+    other = filtered_page(pager, "balance transactions", type="payout,payout_return")
     expect(all(r.get("type") in ("payout", "payout_return") for r in other.items),
            f"type=payout,payout_return lists types {[r.get('type') for r in other.items]}", other.ex)
     _refused(pager, "type", [("type", "no_such_type")], "an unknown `type` value")
@@ -99,9 +79,9 @@ def test_type_filter(fresh_org, contract: Contract) -> None:
 def test_currency_and_order_filters(fresh_org, contract: Contract, unique) -> None:
     """`currency=USD` keeps the USD rows; another currency or an unknown `orderId` lists none of them (an
     empty page, or a 400 for a value the target does not know)."""
-    _, pager = _filled(fresh_org, contract, "3.10")
+    _, pager = topped_up(fresh_org, contract, "listBalanceTransactions", "3.10")
     rows = pager.page().items
-    usd = _page(pager, currency="USD")
+    usd = filtered_page(pager, "balance transactions", currency="USD")
     expect(usd.items == rows, f"currency=USD lists {len(usd.items)} of {len(rows)} USD rows", usd.ex)
     for name, value in (("currency", "EUR"), ("orderId", unique("order"))):
         ex = pager.request(extra=[(name, value)])
@@ -116,14 +96,17 @@ def test_currency_and_order_filters(fresh_org, contract: Contract, unique) -> No
 @pytest.mark.needs("operator")
 def test_created_range_is_inclusive(fresh_org, contract: Contract) -> None:
     """`createdAfter`/`createdBefore` bound the rows inclusively; an instant without a timezone is refused."""
-    _, pager = _filled(fresh_org, contract, "4.10")
+    _, pager = topped_up(fresh_org, contract, "listBalanceTransactions", "4.10")
     rows = pager.page().items
-    expect(_page(pager, createdAfter=PAST, createdBefore=FUTURE).items == rows, "a range around every row drops rows")
-    expect(_page(pager, createdAfter=FUTURE).items == [], f"createdAfter={FUTURE} keeps rows")
-    expect(_page(pager, createdBefore=PAST).items == [], f"createdBefore={PAST} keeps rows")
+    expect(filtered_page(pager, "balance transactions", createdAfter=PAST, createdBefore=FUTURE).items == rows,
+           "a range around every row drops rows")
+    expect(filtered_page(pager, "balance transactions", createdAfter=FUTURE).items == [],
+           f"createdAfter={FUTURE} keeps rows")
+    expect(filtered_page(pager, "balance transactions", createdBefore=PAST).items == [],
+           f"createdBefore={PAST} keeps rows")
     at = rows[0].get("createdAt")
     if isinstance(at, str):
-        both = _page(pager, createdAfter=at, createdBefore=at)
+        both = filtered_page(pager, "balance transactions", createdAfter=at, createdBefore=at)
         expect(both.items == rows[:1], f"createdAfter=createdBefore={at} (the row's own time) drops the row", both.ex)
     _refused(pager, "createdAfter", [("createdAfter", "2026-01-01T00:00:00")], "an instant without a timezone")
 
@@ -140,12 +123,14 @@ def test_repeated_parameter_is_refused(api: Api, contract: Contract, name: str, 
 @pytest.mark.needs("operator")
 def test_net_is_amount_less_fee(fresh_org, contract: Contract) -> None:
     """`net` is the amount less the fee, with the amount's sign; present whenever the fee is known."""
-    _, pager = _filled(fresh_org, contract, "5.10")
+    _, pager = topped_up(fresh_org, contract, "listBalanceTransactions", "5.10")
     for row in pager.page().items:
-        amount, fee = _decimal(row.get("amount")), _decimal(row.get("fee"))
+        fee_field = row.get("fee")  # a bare amount, or an object with `amount`
+        amount = as_decimal(row.get("amount"))
+        fee = as_decimal(fee_field.get("amount") if isinstance(fee_field, dict) else fee_field)
         if fee is None:
             continue
-        net = _decimal(row.get("net"))
+        net = as_decimal(row.get("net"))
         expect(net is not None, f"a row with a known fee has no `net`: {row!r}")
         if amount is not None:
             expect(net == amount - fee.copy_sign(amount), f"`net` {net} is not amount {amount} less fee {fee}")
@@ -157,9 +142,9 @@ def test_net_is_amount_less_fee(fresh_org, contract: Contract) -> None:
 def test_rows_are_append_only(fresh_org, contract: Contract) -> None:
     """A row once listed keeps its id and content on later reads: a later movement appends a row and changes
     none of the earlier ones."""
-    api, pager = _filled(fresh_org, contract, "6.10", "6.20")
+    handle, pager = topped_up(fresh_org, contract, "listBalanceTransactions", "6.10", "6.20")
     first = pager.walk(100).items
-    top_up(api, contract, "6.30")
+    top_up(handle.api, contract, "6.30")
     later = pager.walk(100)
     now = {identity(row): row for row in later.items}
     for row in first:
@@ -174,11 +159,11 @@ def test_rows_are_append_only(fresh_org, contract: Contract) -> None:
 def test_empty_page_before_rows_are_loaded(fresh_org, operator, contract: Contract) -> None:
     """While the organization's historical rows are not loaded (an operator state), the answer is an empty
     page, not an error; once loaded, the rows are listed."""
-    api, pager = _filled(fresh_org, contract, "7.10")
-    operator.set_history_loaded(api.org_id, False)
+    handle, pager = topped_up(fresh_org, contract, "listBalanceTransactions", "7.10")
+    operator.set_history_loaded(handle.org_id, False)
     page = pager.page(what="balance transactions before historical rows are loaded")
     expect(page.items == [] and page.cursor is None,
            f"before historical rows are loaded the page holds {len(page.items)} rows, cursor {page.cursor!r}", page.ex)
-    operator.set_history_loaded(api.org_id, True)
+    operator.set_history_loaded(handle.org_id, True)
     loaded = pager.page(what="balance transactions once loaded")
     expect(len(loaded.items) == 1, f"once loaded the list holds {len(loaded.items)} rows, not the top-up", loaded.ex)

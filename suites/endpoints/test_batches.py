@@ -14,8 +14,7 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..errors.idempotency_support import items, payable_destination
-from ..states.batch_support import (
+from .._support.batches import (
     NOWHERE,
     cancel,
     confirm,
@@ -30,7 +29,9 @@ from ..states.batch_support import (
     settle,
     statuses,
 )
-from ..states.payout_support import Unique
+from .._support.payouts import payable_destination
+from .._support.profile import items
+from .._support.types import Unique
 
 
 @pytest.mark.req("BATCH-CREATE", "BATCH-STATUS-VALUES")

@@ -17,8 +17,9 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from .checkout_flow import draft, new_link, pause, publish, read_link, sent_link
-from .factories import create_product, success
+from .._support.checkout import draft, new_link, pause, publish, read_link, sent_link
+from .._support.products import create_product
+from .._support.profile import success
 
 CARD_PROCESSOR = "checkoutCardProcessor"
 

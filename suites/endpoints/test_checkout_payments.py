@@ -15,21 +15,10 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..states.checkout_support import link_in
-from .checkout_flow import (
-    draft,
-    example_total,
-    force,
-    list_payments,
-    money,
-    page_items,
-    pause,
-    payment,
-    read_payment,
-    sent_link,
-    simulate,
-)
-from .factories import scalars
+from .._support.answers import scalars
+from .._support.checkout import draft, link_in, pause, sent_link
+from .._support.money import base_amount
+from .._support.payments import example_total, force, list_payments, page_items, payment, read_payment, simulate
 
 
 @pytest.mark.req("PAY-FIELDS", "CONV-MONEY-CHECKOUT-BASE-UNITS")
@@ -39,9 +28,9 @@ def test_payment_reads_use_base_units(api: Api, contract: Contract, unique) -> N
     answer and in the authoritative list alike."""
     link_id, paid = payment(api, contract, unique, "150.00")
     for source, got in (("simulate answer", paid), ("list", read_payment(api, contract, link_id, paid["id"]))):
-        expect(money(got, "amountBase") == Decimal("150.00"),
+        expect(base_amount(got, "amountBase") == Decimal("150.00"),
                f"{source}: amountBase {got.get('amountBase')!r} with decimals {got.get('decimals')!r} is not 150.00")
-        expect(money(got, "refundedBase") == 0, f"{source}: refundedBase is {got.get('refundedBase')!r}")
+        expect(base_amount(got, "refundedBase") == 0, f"{source}: refundedBase is {got.get('refundedBase')!r}")
         expect(got.get("reference") == paid.get("reference") and isinstance(got.get("reference"), str),
                f"{source}: reference is {got.get('reference')!r}")
         expect(got.get("clientReferenceId") == got.get("reference"),

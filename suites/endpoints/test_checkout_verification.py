@@ -12,7 +12,8 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from .factories import create_recipient, product_body
+from .._support.products import product_body
+from .._support.recipients import create_recipient
 
 
 @pytest.mark.needs("operator")

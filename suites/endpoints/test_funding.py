@@ -14,17 +14,18 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..states.payout_support import (
-    Unique,
-    create,
+from .._support.accounts import account_details, method_body
+from .._support.payouts import (
+    create_payout,
     create_self_funded,
     crypto_corridor,
     payout_body,
-    read,
+    read_payout,
     scenario_destination,
     tx_hash,
 )
-from .factories import account_details, corridors, method_body, success
+from .._support.profile import corridors, success
+from .._support.types import Unique
 
 OUTCOMES = {"0001": (400, "FUNDING_TRANSACTION_INVALID", "ERR-FUNDING-TRANSACTION-INVALID"),
             "0002": (409, "FUNDING_NOT_YET_VERIFIABLE", "ERR-FUNDING-NOT-YET-VERIFIABLE")}
@@ -48,7 +49,7 @@ def test_a_payout_waiting_on_own_funds_says_so(api_as, contract: Contract, uniqu
     the balance; both start `pending`."""
     api = api_as("crypto_key")
     own = create_self_funded(api, contract, unique)
-    balance = create(api, contract, unique)
+    balance = create_payout(api, contract, unique)
     expect(own.json.get("requiresFunding") is True and own.json.get("status") == "pending",
            f"the self-funded payout reads requiresFunding {own.json.get('requiresFunding')!r}, "
            f"status {own.json.get('status')!r}", own)
@@ -118,7 +119,7 @@ def test_one_transfer_funds_one_payout(api_as, contract: Contract, unique: Uniqu
 @pytest.mark.needs("profile")
 def test_a_balance_funded_payout_takes_no_funding(api, contract: Contract, unique: Unique) -> None:
     """Confirming funding of a payout paid from the balance: 501 FUNDING_NOT_APPLICABLE."""
-    payout_id = create(api, contract, unique).json["payoutId"]
+    payout_id = create_payout(api, contract, unique).json["payoutId"]
     expect_error(confirm(api, payout_id, tx_hash()), 501, "FUNDING_NOT_APPLICABLE",
                  "funding a payout that settles from the balance")
 
@@ -144,7 +145,7 @@ def test_confirm_needs_a_key_and_takes_allow_duplicate(api_as, contract: Contrac
     body = {"transactionHash": tx_hash()}
     expect_error(api.op("confirmPayoutFunding", payoutId=payout_id, json=body, idempotency_key=None), 400,
                  "IDEMPOTENCY_KEY_REQUIRED", "confirming funding without an Idempotency-Key")
-    expect(read(api, payout_id).json.get("requiresFunding") is True,
+    expect(read_payout(api, payout_id).json.get("requiresFunding") is True,
            "the confirmation refused for its missing key funded the payout")
     expect_funded(api.op("confirmPayoutFunding", payoutId=payout_id, json=body,
                          headers={"X-Allow-Duplicate": "true"}), payout_id)
@@ -162,10 +163,10 @@ def test_outcome_unknown_read_the_order_never_a_new_key(fresh_org, operator, con
     operator.inject_fault(org.org_id, "confirmPayoutFunding", "error", status=500, type="PAYOUT_OUTCOME_UNKNOWN")
     expect_error(org.api.op("confirmPayoutFunding", payoutId=payout_id, json=body, idempotency_key=key), 500,
                  "PAYOUT_OUTCOME_UNKNOWN", "a confirmation whose outcome is unknown")
-    before = read(org.api, payout_id).json
+    before = read_payout(org.api, payout_id).json
     expect_error(org.api.op("confirmPayoutFunding", payoutId=payout_id, json=body, idempotency_key=key), 409,
                  "PAYOUT_OUTCOME_UNKNOWN", "the same confirmation again under its kept key")
-    after = read(org.api, payout_id).json
+    after = read_payout(org.api, payout_id).json
     expect(after.get("requiresFunding") == before.get("requiresFunding"),
            f"confirming again under the kept key changed requiresFunding from {before.get('requiresFunding')!r} "
            f"to {after.get('requiresFunding')!r}")

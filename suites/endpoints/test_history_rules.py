@@ -13,8 +13,7 @@ network, a hold) and the profile's (`sandbox.payout_scenarios`: the scenario rej
 from __future__ import annotations
 
 from collections import Counter
-from decimal import Decimal, InvalidOperation
-from typing import Any
+from decimal import Decimal
 
 import pytest
 
@@ -23,16 +22,10 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 from payconform.paging import Pager, Walk
 
-from ..states.payout_support import (
-    Unique,
-    create,
-    create_self_funded,
-    read,
-    timeline,
-    tx_hash,
-)
-from .factories import top_up
-from .test_balance import CACHE_SECONDS, figures, read_balance
+from .._support.balance import CACHE_SECONDS, figures, read_balance, top_up
+from .._support.money import as_decimal
+from .._support.payouts import create_payout, create_self_funded, read_payout, timeline, tx_hash
+from .._support.types import Unique
 
 CRYPTO_SCOPES = ("read", "write", "crypto_payouts")
 
@@ -43,13 +36,6 @@ def _history(api: Api, contract: Contract) -> Walk:
 
 def _kinds(api: Api, contract: Contract) -> Counter:
     return Counter((e.get("type"), e.get("status")) for e in _history(api, contract).items)
-
-
-def _amount(value: Any) -> Decimal | None:
-    try:
-        return Decimal(value) if isinstance(value, str) else None
-    except InvalidOperation:
-        return None
 
 
 def _compliance_scenario(contract: Contract) -> str:
@@ -80,9 +66,9 @@ def test_compliance_rejection_stays_debited(fresh_org, clock, contract: Contract
     """A payout from the balance rejected by compliance: its `payout` `DEBITED` entry stays, no `reversal`."""
     scenario = _compliance_scenario(contract)
     handle = fresh_org()
-    payout_id = create(handle.api, contract, unique, scenario).json["payoutId"]
+    payout_id = create_payout(handle.api, contract, unique, scenario).json["payoutId"]
     clock.advance(handle.org_id, float(timeline(contract)["settle_seconds"]) + 1)
-    final = read(handle.api, payout_id)
+    final = read_payout(handle.api, payout_id)
     expect(final.json.get("status") == "failed",
            f"the payout in scenario {scenario} (rejected by compliance) reads {final.json.get('status')!r}", final)
     kinds = _kinds(handle.api, contract)
@@ -105,7 +91,7 @@ def test_wallet_payouts_add_nothing(fresh_org, clock, contract: Contract, unique
                   "funding the first payout from the own wallet")
     expect_status(handle.api.op("cancelPayout", payoutId=canceled), 200, "canceling a payout before funding")
     clock.advance(handle.org_id, float(timeline(contract)["settle_seconds"]) + 1)
-    read(handle.api, funded)
+    read_payout(handle.api, funded)
     after = _kinds(handle.api, contract)
     expect(after == before, f"wallet-funded payouts changed the history from {dict(before)} to {dict(after)}")
 
@@ -149,7 +135,7 @@ def test_hold_is_listed_in_balance_transactions(fresh_org, operator, clock, cont
     gap = Decimal("40.00") - available[0]
     expect(gap > 0, f"`available` is {available[0]} after a hold on a 40.00 balance", ex)
     walk = Pager(handle.api, contract, "listBalanceTransactions").walk(100)
-    others = [_amount(r.get("amount")) for r in walk.items if _amount(r.get("amount")) != Decimal("40.00")]
+    others = [as_decimal(r.get("amount")) for r in walk.items if as_decimal(r.get("amount")) != Decimal("40.00")]
     expect(any(a is not None and abs(a) == gap for a in others),
            f"`available` is {gap} below what the movements explain, but no balance transaction of {gap} is listed "
            f"(amounts besides the top-up: {others})", walk.last)

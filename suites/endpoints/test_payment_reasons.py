@@ -12,7 +12,7 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from ..errors.idempotency_support import items
+from .._support.profile import items
 
 
 @pytest.mark.req("DISC-REASONS-ROUTE")

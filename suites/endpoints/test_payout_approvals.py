@@ -8,16 +8,17 @@ queue holds exactly them.
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 import pytest
 
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..errors.idempotency_support import items
-from ..states.approval_support import hold, read_approval
-from ..states.payout_support import Unique
+from .._support.approvals import hold, read_approval
+from .._support.money import as_decimal
+from .._support.profile import items
+from .._support.types import Unique
 
 
 @pytest.mark.req("APPROVAL-LIST")
@@ -43,15 +44,8 @@ def test_read_one_approval(fresh_org, contract: Contract, unique: Unique) -> Non
     held = [hold(api, contract, unique, amount) for amount in amounts]
     for approval, amount in zip(held, amounts):
         got = read_approval(api, approval.approval_id).json
-        expect(got.get("status") == "pending" and _decimal(got.get("amount")) == Decimal(amount),
+        expect(got.get("status") == "pending" and as_decimal(got.get("amount")) == Decimal(amount),
                f"approval {approval.approval_id} reads status {got.get('status')!r}, amount {got.get('amount')!r};"
                f" it holds a `pending` payout of {amount}")
     expect_error(api.op("getPayoutApproval", approvalId=held[0].approval_id + "x"), 404, "NOT_FOUND",
                  "reading an approval id that does not exist")
-
-
-def _decimal(value: object) -> Decimal | None:
-    try:
-        return Decimal(str(value)) if isinstance(value, str) else None
-    except InvalidOperation:
-        return None

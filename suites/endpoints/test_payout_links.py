@@ -20,19 +20,12 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..errors.idempotency_support import payouts_with_reference
-from ..states.payout_support import Unique, read
-from .factories import fund_sandbox, success
-from .payout_link_support import (
-    create_link,
-    forged,
-    paid,
-    settings,
-    submission,
-    submit,
-    unknown_token,
-    with_account_tail,
-)
+from .._support.accounts import with_account_tail
+from .._support.balance import fund_sandbox
+from .._support.payout_links import create_link, forged, paid, settings, submission, submit, unknown_token
+from .._support.payouts import payouts_with_reference, read_payout
+from .._support.profile import success
+from .._support.types import Unique
 
 
 @pytest.mark.req("PLINK-NO-CREDENTIAL", "PLINK-SUBMIT")
@@ -46,7 +39,7 @@ def test_submit_without_a_credential_makes_the_payout(api: Api, anon: Api, contr
     expect("x-api-key" not in ex.request.headers, "setup: the submit was sent with an x-api-key")
     expect_status(ex, 201, "submitting a payout link with no credential")
     payout = paid(ex, link)
-    read(api, payout["payoutId"])
+    read_payout(api, payout["payoutId"])
 
 
 @pytest.mark.req("PLINK-ALREADY-SUBMITTED")

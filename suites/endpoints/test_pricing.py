@@ -16,9 +16,10 @@ from payconform.client import Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from ..states.payout_support import Unique, scenario_destination
-from .factories import success
-from .pricing_support import pricing, quote, send
+from .._support.payouts import scenario_destination
+from .._support.pricing import pricing, quote, send
+from .._support.profile import success
+from .._support.types import Unique
 
 
 def expect_rege(ex: Exchange, disclosure: Any, what: str) -> None:

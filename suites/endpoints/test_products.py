@@ -7,7 +7,7 @@ the profile: their paths are not shown.
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -16,20 +16,16 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
-from .factories import create_link, create_product, link_exchange, product_body, scalars
+from .._support.answers import scalars
+from .._support.checkout import create_link, link_exchange
+from .._support.money import as_decimal
+from .._support.products import create_product, product_body
 
 
 def _read(api: Api, product_id: str) -> dict[str, Any]:
     ex = api.op("getCheckoutProduct", productId=product_id)
     expect_status(ex, 200, "reading the product")
     return ex.json
-
-
-def _amount(value: Any) -> Decimal | None:
-    try:
-        return Decimal(value) if isinstance(value, str) else None
-    except InvalidOperation:
-        return None
 
 
 def _patch(api: Api, product_id: str, change: dict[str, Any]) -> dict[str, Any]:
@@ -54,7 +50,7 @@ def test_create_product(api: Api, contract: Contract, unique) -> None:
         for field in ("name", "currency", "description"):
             expect(got.get(field) == body[field],
                    f"{source}: `{field}` is {got.get(field)!r}, {body[field]!r} was sent", ex)
-        expect(_amount(got.get("unitAmount")) == Decimal("42.50"),
+        expect(as_decimal(got.get("unitAmount")) == Decimal("42.50"),
                f"{source}: `unitAmount` is {got.get('unitAmount')!r}, \"42.50\" was sent", ex)
         expect(got.get("archived") is False, f"{source}: a new product reads `archived` {got.get('archived')!r}", ex)
 
@@ -85,12 +81,12 @@ def test_patch_changes_only_what_is_sent(api: Api, contract: Contract, unique) -
     got = _read(api, created["id"])
     for source, product in (("PATCH answer", answered), ("read", got)):
         expect(product.get("description") == description, f"{source}: `description` is {product.get('description')!r}")
-        expect(product.get("name") == created["name"] and _amount(product.get("unitAmount")) == Decimal("10.00"),
+        expect(product.get("name") == created["name"] and as_decimal(product.get("unitAmount")) == Decimal("10.00"),
                f"{source}: a PATCH of description changed name or price: {product!r}")
     name = unique("renamed")
     _patch(api, created["id"], {"name": name, "unitAmount": "12.00"})
     got = _read(api, created["id"])
-    expect(got.get("name") == name and _amount(got.get("unitAmount")) == Decimal("12.00"),
+    expect(got.get("name") == name and as_decimal(got.get("unitAmount")) == Decimal("12.00"),
            f"after a PATCH of name and price the product reads {got.get('name')!r} / {got.get('unitAmount')!r}")
     expect(got.get("description") == description, f"a PATCH of name and price changed description: {got!r}")
 
@@ -155,7 +151,7 @@ def _link_after_product_edit(api: Api, contract: Contract, unique) -> tuple[dict
 def _carries_price(link: dict, price: str) -> bool:
     """The link shows `price` as a decimal string or in base units (cents)."""
     cents = str(int(Decimal(price) * 100))
-    return any(v == cents or _amount(v) == Decimal(price) for v in scalars(link))
+    return any(v == cents or as_decimal(v) == Decimal(price) for v in scalars(link))
 
 
 @pytest.mark.req("PROD-LINK-COPIES")

@@ -12,8 +12,8 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error
 
-from ..errors.idempotency_support import Unique, add_method_body
-from .factories import added_method, create_recipient, method_ids, read_recipient
+from .._support.recipients import add_method_body, added_method, create_recipient, method_ids, read_recipient
+from .._support.types import Unique
 
 
 @pytest.mark.req("RCP-ADD-METHOD-IDEM")

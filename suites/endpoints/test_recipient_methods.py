@@ -12,28 +12,18 @@ from typing import Any
 import pytest
 
 from payconform.client import Api
-from payconform.contract import Contract
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
-from .factories import (
-    account_details,
-    account_identifiers,
-    add_method,
-    added_method,
-    contract_now,
-    corridors,
-    create_recipient,
-    fund_sandbox,
-    method_body,
-    method_ids,
-    pay,
-    read_recipient,
-    scalars,
-    success,
-)
+from .._support.accounts import account_details, account_identifiers, method_body
+from .._support.answers import scalars
+from .._support.balance import fund_sandbox
+from .._support.payouts import pay
+from .._support.profile import corridors, success
+from .._support.recipients import add_method, added_method, create_recipient, method_ids, read_recipient
 
 # (corridor, account field) for every field of every corridor of the profile
-MISSING_FIELDS = [(name, field) for name, row in corridors(contract_now()).items()
+MISSING_FIELDS = [(name, field) for name, row in corridors(run_contract()).items()
                   for field in (row.get("example") or {})]
 
 

@@ -16,17 +16,10 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
-from .factories import (
-    account_details,
-    account_identifiers,
-    corridor_of,
-    create_recipient,
-    method_body,
-    post_recipient,
-    read_recipient,
-    recipient_body,
-    scalars,
-)
+from .._support.accounts import account_details, account_identifiers, method_body
+from .._support.answers import scalars
+from .._support.profile import corridor_of
+from .._support.recipients import create_recipient, post_recipient, read_recipient, recipient_body
 
 CONTACT = ("name", "email", "country", "type")
 
@@ -39,7 +32,7 @@ def _digits(phone: Any) -> str:
 def test_created_recipient_reads_back(api: Api, contract: Contract, unique) -> None:
     """A recipient created through the profile is readable by id with the contact details sent and its method."""
     body = recipient_body(contract, unique, type="business", email="payee.read@example.com")
-    got = read_recipient(api, post_recipient(api, contract, body)["id"])
+    got = read_recipient(api, post_recipient(api, contract, body).json["id"])
     for field in (*CONTACT, "externalId"):
         expect(got.get(field) == body[field], f"`{field}` reads {got.get(field)!r}, {body[field]!r} was sent")
     methods = got.get("paymentMethods")
@@ -119,7 +112,7 @@ def test_patch_cannot_edit_the_account(api: Api, contract: Contract, unique) -> 
     """Account fields in a PATCH are refused (a 4xx error body) or ignored; either way the method's details
     still carry the account it was created with and never the one the PATCH sent."""
     body = recipient_body(contract, unique)
-    created = post_recipient(api, contract, body)
+    created = post_recipient(api, contract, body).json
     method = created["paymentMethods"][0]
     original = account_identifiers(body)
     corridor = corridor_of(contract, method)

@@ -14,19 +14,11 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.factories import success
-from ..errors.idempotency_support import items, payable_destination
-from ..states.approval_support import read_approval
-from ..states.batch_support import (
-    confirm,
-    create,
-    lines_to,
-    paid,
-    reach,
-    settle,
-    submit,
-)
-from ..states.payout_support import Unique
+from .._support.approvals import read_approval
+from .._support.batches import confirm, create, lines_to, paid, reach, settle, submit
+from .._support.payouts import payable_destination
+from .._support.profile import items, success
+from .._support.types import Unique
 
 
 @pytest.mark.req("ERR-BATCH-NOT-FOUND")

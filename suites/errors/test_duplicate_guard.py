@@ -16,15 +16,10 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
-from ..endpoints.factories import success
-from .idempotency_support import (
-    Unique,
-    create_payout,
-    payable_destination,
-    payout_body,
-    payouts_with_reference,
-    same_response,
-)
+from .._support.idempotency import same_response
+from .._support.payouts import keyed_payout, payable_destination, payout_body, payouts_with_reference
+from .._support.profile import success
+from .._support.types import Unique
 
 OTHER_VALUES = ("yes", "TRUE", "1")
 MINUTE = 60
@@ -42,7 +37,7 @@ def _pay_once(api: Api, contract: Contract, unique: Unique) -> Original:
     """A funded payout, accepted under a fresh key."""
     reference, key = unique("ref"), unique("key")
     payload = payout_body(contract, payable_destination(api, contract, unique), reference)
-    first = create_payout(api, contract, payload, key)
+    first = keyed_payout(api, contract, payload, key)
     return Original(payload, reference, key, first.json["payoutId"], first)
 
 

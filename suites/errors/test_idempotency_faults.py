@@ -21,8 +21,10 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.factories import product_body, success
-from .idempotency_support import Unique, payable_destination, payout_body, payouts_with_reference, products_named
+from .._support.payouts import payable_destination, payout_body, payouts_with_reference
+from .._support.products import product_body, products_named
+from .._support.profile import success
+from .._support.types import Unique
 
 DELAY_SECONDS = 2.0
 

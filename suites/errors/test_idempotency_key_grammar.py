@@ -21,7 +21,8 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error
 from payconform.properties import request_settings
 
-from .idempotency_support import Unique, expect_key_accepted, keyed_product
+from .._support.idempotency import expect_key_accepted, keyed_product
+from .._support.types import Unique
 
 CLASSES = (string.ascii_uppercase, string.ascii_lowercase, string.digits, "_", ".", ":", "-")
 ALLOWED = "".join(CLASSES)

@@ -14,23 +14,18 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
-from ..endpoints.factories import product_body, success
-from .idempotency_support import (
-    Unique,
-    create_payout,
-    payable_destination,
-    payout_body,
-    payouts_with_reference,
-    same_response,
-    send,
-)
+from .._support.idempotency import same_response
+from .._support.payouts import keyed_payout, payable_destination, payout_body, payouts_with_reference
+from .._support.products import product_body
+from .._support.profile import setup_call, success
+from .._support.types import Unique
 
 
 @pytest.mark.req("IDEM-REPLAY")
 def test_same_key_and_body_replays_the_stored_product(api: Api, contract: Contract, unique: Unique) -> None:
     """The repeat answers the first status and body (same product id) and creates nothing new."""
     payload, key = product_body(contract, unique), unique("key")
-    first = send(api, contract, "createCheckoutProduct", json=payload, idempotency_key=key)
+    first = setup_call(api, contract, "createCheckoutProduct", json=payload, idempotency_key=key)
     again = api.op("createCheckoutProduct", json=payload, idempotency_key=key)
     expect(same_response(first, again), "the same key and body did not replay the stored response "
                                         f"(first: {first.status} {first.json})", again)
@@ -41,7 +36,7 @@ def test_same_key_and_body_replays_the_stored_payout(api: Api, contract: Contrac
     """A repeated payout answers the first status and body, and exactly one payout carries its reference."""
     reference, key = unique("ref"), unique("key")
     payload = payout_body(contract, payable_destination(api, contract, unique), reference)
-    first = create_payout(api, contract, payload, key)
+    first = keyed_payout(api, contract, payload, key)
     again = api.op("createPayout", json=payload, idempotency_key=key)
     expect(same_response(first, again), "the same key and body did not replay the stored payout "
                                         f"(first: {first.status} {first.json})", again)
@@ -54,7 +49,7 @@ def test_same_key_and_body_replays_the_stored_payout(api: Api, contract: Contrac
 def test_same_key_with_another_body_conflicts(api: Api, contract: Contract, unique: Unique) -> None:
     """The second body answers 409 IDEMPOTENCY_KEY_CONFLICT and does not run: its name stays free."""
     key = unique("key")
-    send(api, contract, "createCheckoutProduct", json=product_body(contract, unique), idempotency_key=key)
+    setup_call(api, contract, "createCheckoutProduct", json=product_body(contract, unique), idempotency_key=key)
     other = product_body(contract, unique)
     expect_error(api.op("createCheckoutProduct", json=other, idempotency_key=key), 409, "IDEMPOTENCY_KEY_CONFLICT",
                  "the same key with a different body")

@@ -14,11 +14,15 @@ from typing import Any, Callable
 import pytest
 
 from payconform.client import Api
-from payconform.contract import Contract
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.factories import contract_now, create_link, create_product, create_recipient, product_body
-from .idempotency_support import Unique, add_method_body, body, payable_destination, payout_body
+from .._support.checkout import create_link
+from .._support.payouts import payable_destination, payout_body
+from .._support.products import create_product, product_body
+from .._support.profile import example_body
+from .._support.recipients import add_method_body, create_recipient
+from .._support.types import Unique
 
 Setup = Callable[[Api, Contract, Unique], dict[str, Any]]
 
@@ -30,12 +34,13 @@ def _product(api: Api, contract: Contract, unique: Unique) -> str:
 # op id -> the path parameters and body of an otherwise valid request (creating what it needs)
 SETUPS: dict[str, Setup] = {
     "createPayout": lambda api, c, u: {"json": payout_body(c, payable_destination(api, c, u), u("ref"))},
-    "fundSandbox": lambda api, c, u: {"json": body(c, "fundSandbox")},
+    "fundSandbox": lambda api, c, u: {"json": example_body(c, "fundSandbox")},
     "createCheckoutProduct": lambda api, c, u: {"json": product_body(c, u)},
     "updateCheckoutProduct": lambda api, c, u: {"productId": _product(api, c, u),
-                                                "json": body(c, "updateCheckoutProduct")},
+                                                "json": example_body(c, "updateCheckoutProduct")},
     "deleteCheckoutProduct": lambda api, c, u: {"productId": _product(api, c, u)},
-    "createCheckoutLink": lambda api, c, u: {"json": body(c, "createCheckoutLink", productId=_product(api, c, u))},
+    "createCheckoutLink": lambda api, c, u: {"json": example_body(c, "createCheckoutLink",
+                                                                  productId=_product(api, c, u))},
     "deleteCheckoutLink": lambda api, c, u: {"linkId": create_link(api, c, _product(api, c, u))["id"]},
     "addBeneficiaryMethod": lambda api, c, u: {"recipientId": create_recipient(api, c, u)["id"],
                                                "json": add_method_body(c)},
@@ -43,7 +48,7 @@ SETUPS: dict[str, Setup] = {
 
 
 def _required_routes() -> list[str]:
-    operations = contract_now().profile.get("operations") or {}
+    operations = run_contract().profile.get("operations") or {}
     return [op for op in SETUPS if (operations.get(op) or {}).get("idempotency") == "required"]
 
 

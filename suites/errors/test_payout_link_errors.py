@@ -22,8 +22,8 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 from payconform.operator import DEFAULT_FEATURES
 
-from ..endpoints.factories import fund_sandbox, success
-from ..endpoints.payout_link_support import (
+from .._support.balance import fund_sandbox
+from .._support.payout_links import (
     create_link,
     expiring_in,
     forged,
@@ -34,7 +34,8 @@ from ..endpoints.payout_link_support import (
     submit,
     unknown_token,
 )
-from ..states.payout_support import Unique
+from .._support.profile import success
+from .._support.types import Unique
 
 LINK_LIFETIME = 3600  # seconds; the test's own `expiresAt`
 

@@ -23,12 +23,14 @@ import pytest
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
+from payconform.placeholders import fill
 
-from ..endpoints.factories import corridors, fill, method_body, success
-from ..endpoints.pricing_support import corridor_where, price_body, pricing, quote, send
-from ..states.approval_support import policy
-from ..states.payout_support import Unique, scenario_destination
-from .idempotency_support import payouts_with_reference
+from .._support.accounts import method_body
+from .._support.approvals import policy
+from .._support.payouts import payouts_with_reference, scenario_destination
+from .._support.pricing import corridor_where, price_body, pricing, quote, send
+from .._support.profile import corridors, success
+from .._support.types import Unique
 
 
 def expect_nothing_sent(api: Api, contract: Contract, reference: str) -> None:

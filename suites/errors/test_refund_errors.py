@@ -18,14 +18,8 @@ from payconform.client import Api, Exchange, new_idempotency_key
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.checkout_flow import (
-    example_total,
-    force,
-    payment,
-    read_payment,
-    refund,
-)
-from ..endpoints.factories import success
+from .._support.payments import example_total, force, payment, read_payment, refund
+from .._support.profile import success
 
 pytestmark = pytest.mark.needs("refunds_key")
 REFUND_SCOPES = ["read", "write", "refunds"]

@@ -18,15 +18,16 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.factories import create_recipient, method_ids, read_recipient, success
-from ..errors.idempotency_support import add_method_body, payouts_with_reference
-from ..states.payout_support import (
-    Unique,
-    create,
+from .._support.payouts import (
+    create_payout,
     crypto_payout_body,
     payout_body,
+    payouts_with_reference,
     scenario_destination,
 )
+from .._support.profile import success
+from .._support.recipients import add_method_body, create_recipient, method_ids, read_recipient
+from .._support.types import Unique
 
 
 @pytest.mark.req("ORDER-UNAVAILABLE", "ERR-ORDERS-TEMPORARILY-UNAVAILABLE")
@@ -36,7 +37,7 @@ def test_a_failed_network_read_is_503_never_a_partial_list(fresh_org, operator, 
     """The lookup whose network read fails answers 503 ORDERS_TEMPORARILY_UNAVAILABLE; resent as is, it
     finds the payout."""
     org = fresh_org()
-    payout = create(org.api, contract, unique).json
+    payout = create_payout(org.api, contract, unique).json
     operator.inject_fault(org.org_id, "listOrders", "error", type="ORDERS_TEMPORARILY_UNAVAILABLE", status=503)
     expect_error(org.api.op("listOrders", params={"reference": payout["reference"]}), 503,
                  "ORDERS_TEMPORARILY_UNAVAILABLE", "GET /orders?reference= while a network read fails")

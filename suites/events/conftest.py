@@ -1,6 +1,6 @@
 """Fixtures of the events suite: `flusher(org_id)` -> a callable that runs the target's dispatcher now (a
 zero advance of that organization's operator clock), or None when the target has no clock; `stage` -> a
-`drive.Stage` (an organization with this test's mailbox registered, opted in to every checkout-payment
+`_support.drive.Stage` (an organization with this test's mailbox registered, opted in to every checkout-payment
 event, and time under the test's control)."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import pytest
 from payconform.contract import Contract
 from payconform.webhooks import Mailbox
 
-from .drive import Stage
-from .support import opt_in_types, register
+from .._support.deliveries import register
+from .._support.drive import Stage
+from .._support.events import opt_in_types
 
 ALL_SCOPES = ("read", "write", "refunds", "crypto_payouts")
 

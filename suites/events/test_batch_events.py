@@ -16,20 +16,10 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from ..endpoints.factories import success
-from ..states.batch_support import (
-    Run,
-    about,
-    cancel,
-    confirm,
-    confirmed,
-    create,
-    paid,
-    reach,
-    settle,
-)
-from ..states.payout_support import Unique
-from .support import event_types, feed
+from .._support.batches import Run, about, cancel, confirm, confirmed, create, paid, reach, settle
+from .._support.events import event_types, feed
+from .._support.profile import success
+from .._support.types import Unique
 
 PREFIX = "payout_batch."
 

@@ -16,10 +16,12 @@ import pytest
 from payconform.expect import expect
 from payconform.webhooks import Delivery
 
-from ..endpoints.checkout_flow import example_total, money, payment
-from ..endpoints.factories import scalars
-from .drive import Stage, Subject, partial_refund
-from .support import feed, kind, parsed
+from .._support.answers import scalars
+from .._support.deliveries import kind, parsed
+from .._support.drive import Stage, Subject, partial_refund
+from .._support.events import feed
+from .._support.money import base_amount
+from .._support.payments import example_total, payment
 
 NEEDS = ("api_key", "profile", "webhook_receiver")
 
@@ -39,7 +41,7 @@ def test_checkout_event_amounts_are_decimal_strings(stage: Stage) -> None:
     paid = _paid(stage)
     data = parsed(stage.delivery_of("checkout_payment.paid", Subject("payment", paid["id"]))).get("data")
     values = set(scalars(data))
-    decimal = _text(money(paid, "amountBase"), paid["decimals"])
+    decimal = _text(base_amount(paid, "amountBase"), paid["decimals"])
     expect(decimal in values, f"`checkout_payment.paid` does not carry the amount as the decimal string {decimal!r}: {data}")
     expect(paid["amountBase"] not in values,
            f"`checkout_payment.paid` carries the base-unit amount {paid['amountBase']!r}: {data}")

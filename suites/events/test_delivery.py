@@ -19,20 +19,11 @@ from payconform.contract import Contract
 from payconform.expect import expect
 from payconform.webhooks import Delivery, Mailbox
 
-from ..endpoints.test_payouts import _problems as payout_problems
-from ..states.payout_support import create, machine
-from .support import (
-    about,
-    by_id,
-    contains,
-    created_utc,
-    event_types,
-    feed,
-    parsed,
-    register,
-    verified,
-    wait_for,
-)
+from .._support.answers import by_id, contains
+from .._support.deliveries import about, parsed, register, verified, wait_for
+from .._support.events import event_types, feed
+from .._support.instants import is_utc_instant
+from .._support.payouts import create_payout, payout_problems
 
 NEEDS = ("api_key", "profile", "webhook_receiver")
 
@@ -51,7 +42,7 @@ class Pending:
 def pending(api, contract: Contract, unique, webhook_receiver: Mailbox, flusher) -> Pending:
     """A sandbox endpoint for this test's mailbox and the first delivery about a new payout."""
     _, secret = register(api, contract, webhook_receiver)
-    ex = create(api, contract, unique)
+    ex = create_payout(api, contract, unique)
     payout_id = ex.json["payoutId"]
     seen = wait_for(webhook_receiver, lambda ds: any(about(d, "payoutId", payout_id) for d in ds),
                     flusher(api.org_id), f"an event about payout {payout_id}")
@@ -109,7 +100,7 @@ def test_sandbox_delivery_has_livemode_false(pending: Pending) -> None:
 @pytest.mark.needs(*NEEDS)
 def test_envelope_created_at_and_sequence(pending: Pending) -> None:
     body = pending.body
-    expect(created_utc(body.get("createdAt")), f"`createdAt` is {body.get('createdAt')!r}, not ISO 8601 UTC")
+    expect(is_utc_instant(body.get("createdAt")), f"`createdAt` is {body.get('createdAt')!r}, not ISO 8601 UTC")
     sequence = body.get("sequence")
     expect(isinstance(sequence, str) and sequence.isascii() and sequence.isdigit(),
            f"`sequence` is {sequence!r}, not a decimal string")
@@ -123,7 +114,7 @@ def test_payout_pending_carries_the_flat_payout(api, contract: Contract, pending
             if isinstance(r.get("data"), dict) and r["data"].get("payoutId") == payout_id]
     expect(len(rows) == 1, f"the feed holds {len(rows)} `payout.pending` events for payout {payout_id}, not one")
     data = rows[0]["data"]
-    problems = payout_problems(data, pending.sent, machine("payout", contract)["states"])
+    problems = payout_problems(data, pending.sent, contract.machine("payout")["states"])
     expect(not problems, "`data` of `payout.pending` is not the flat payout: " + "; ".join(problems))
     expect(data.get("status") == "pending", f"`payout.pending` carries `status: {data.get('status')!r}`")
     expect(rows[0].get("type") in event_types(), f"`type` {rows[0].get('type')!r} is not one of the 22")
@@ -144,7 +135,7 @@ def test_feed_returns_the_delivered_object(api, pending: Pending) -> None:
 @pytest.mark.needs(*NEEDS)
 def test_feed_since_is_strictly_later(api, contract: Contract, unique, pending: Pending) -> None:
     first = pending.body
-    second = create(api, contract, unique).json["payoutId"]
+    second = create_payout(api, contract, unique).json["payoutId"]
     rows = feed(api, since=first["sequence"])
     expect(first["id"] not in by_id(rows), f"`since={first['sequence']}` returned the event of that sequence itself")
     expect(any(isinstance(r.get("data"), dict) and r["data"].get("payoutId") == second for r in rows),

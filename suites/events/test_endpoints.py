@@ -15,8 +15,9 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 from payconform.webhooks import Mailbox
 
-from ..states.payout_support import create
-from .support import about, event_types, register, wait_for
+from .._support.deliveries import about, register, wait_for
+from .._support.events import event_types
+from .._support.payouts import create_payout
 
 ENDPOINT_FIELDS = ("id", "events", "consecutiveFailures", "lastSuccessAt", "lastFailureAt", "disabledReason")
 
@@ -47,7 +48,7 @@ def test_register_returns_the_secret_once(api, contract: Contract, webhook_recei
 def test_deliveries_are_a_sorted_bare_array_without_payload(api, contract: Contract, unique,
                                                             webhook_receiver: Mailbox, flusher) -> None:
     endpoint, _ = register(api, contract, webhook_receiver)
-    ids = [create(api, contract, unique).json["payoutId"] for _ in range(2)]
+    ids = [create_payout(api, contract, unique).json["payoutId"] for _ in range(2)]
     wait_for(webhook_receiver, lambda ds: all(any(about(d, "payoutId", i) for d in ds) for i in ids),
              flusher(api.org_id), "the events of two payouts")
     for op_id in ("listSandboxWebhookDeliveries", "listWebhookEndpointDeliveries"):

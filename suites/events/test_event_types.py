@@ -14,34 +14,27 @@ from typing import Any
 
 import pytest
 
+from payconform.contract import run_contract
 from payconform.expect import expect
 
-from ..endpoints.factories import contract_now
-from ..states.payout_support import machine
-from .drive import Stage, Subject, drive
-from .support import (
-    by_id,
-    catalog,
-    checked,
-    contains,
-    data_problems,
-    feed,
-    parsed,
-    walk_problems,
-)
+from .._support.answers import by_id, contains
+from .._support.deliveries import checked, parsed
+from .._support.drive import Stage, Subject, drive
+from .._support.events import data_problems, feed, walk_problems
 
 MACHINES = {"payout": "payout", "payment": "checkout_payment"}
 ENVELOPE = ("id", "sequence", "type", "createdAt", "apiVersion", "livemode", "data")
 
 
 def _cases() -> list[Any]:
-    requirements, schema_reqs = contract_now().requirements, catalog()["schema_reqs"]
+    contract = run_contract()
+    requirements, schema_reqs = contract.requirements, contract.events["schema_reqs"]
 
     def marks(row: dict[str, Any]) -> list[Any]:
         reqs = [row["req"], *([schema_reqs[row["schema"]]] if row.get("schema") else [])]
         return [pytest.mark.req(*reqs), pytest.mark.needs(*requirements[row["req"]]["needs"])]
 
-    return [pytest.param(row, id=row["type"], marks=marks(row)) for row in catalog()["types"] if row.get("drive")]
+    return [pytest.param(row, id=row["type"], marks=marks(row)) for row in contract.events["types"] if row.get("drive")]
 
 
 def _delivered(stage: Stage, subject: Subject, ids: set[str]) -> dict[str, dict[str, Any]]:
@@ -55,7 +48,7 @@ def _delivered(stage: Stage, subject: Subject, ids: set[str]) -> dict[str, dict[
 def test_event_type_is_delivered_and_fed(row: dict[str, Any], stage: Stage) -> None:
     subject = drive(stage, row["drive"])
     body = checked(stage.delivery_of(row["type"], subject), stage.secret, row["type"])
-    problems = data_problems(row, body.get("data"), machine("payout", stage.contract)["states"])
+    problems = data_problems(row, body.get("data"), stage.contract.machine("payout")["states"])
     expect(not problems, f"`data` of a `{row['type']}` delivery: " + "; ".join(problems))
     delivered = _delivered(stage, subject, set())
     since = min(int(b["sequence"]) for b in delivered.values()) - 1
@@ -69,6 +62,6 @@ def test_event_type_is_delivered_and_fed(row: dict[str, Any], stage: Stage) -> N
     expect(not missing, f"events of {subject.kind} {subject.id} in the feed never reached the endpoint: {missing}")
     if subject.kind in MACHINES:
         types = [e.get("type") for e in sorted(fed, key=lambda e: int(e.get("sequence", 0)))]
-        wrong = walk_problems(types, machine(MACHINES[subject.kind], stage.contract)["event_moves"])
+        wrong = walk_problems(types, stage.contract.machine(MACHINES[subject.kind])["event_moves"])
         expect(not wrong, f"the events of {subject.kind} {subject.id} ({types}) are not a walk of its transition"
                           f" table: {wrong}")

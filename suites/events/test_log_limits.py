@@ -10,9 +10,9 @@ import pytest
 
 from payconform.expect import expect, expect_status
 
-from ..endpoints.factories import pay, success
-from ..states.payout_support import scenario_destination
-from .drive import Stage, Subject
+from .._support.drive import Stage, Subject
+from .._support.payouts import pay, scenario_destination
+from .._support.profile import success
 
 LOG = 50
 

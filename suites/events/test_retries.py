@@ -16,22 +16,14 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_status
 from payconform.webhooks import Delivery, Mailbox, SignatureError, verify
 
-from ..states.payout_support import create
-from .support import (
-    about,
-    by_id,
-    catalog,
-    checked,
-    feed,
-    kind,
-    register,
-    verified,
-    wait_for,
-)
+from .._support.answers import by_id
+from .._support.deliveries import about, checked, kind, register, verified, wait_for
+from .._support.events import feed
+from .._support.payouts import create_payout
 
 NEEDS = ("api_key", "profile", "webhook_receiver", "operator", "clock")
 TICK = 15  # the dispatcher's period: an attempt may land up to one tick after it is due
@@ -61,7 +53,7 @@ class Timeline:
         return [d for d in self.box.snapshot() if about(d, "payoutId", payout_id) and kind(d) == "payout.pending"]
 
     def payout(self, unique: Any) -> str:
-        return create(self.org.api, self.contract, unique).json["payoutId"]
+        return create_payout(self.org.api, self.contract, unique).json["payoutId"]
 
     def first_delivery(self, payout_id: str) -> Delivery:
         wait_for(self.box, lambda ds: any(about(d, "payoutId", payout_id) for d in ds), self.flush,
@@ -80,7 +72,7 @@ def timeline(fresh_org, clock, contract: Contract, webhook_receiver: Mailbox) ->
 
 
 def _ladder() -> list[int]:
-    return catalog()["retry_schedules"]["ladder"]["delays_seconds"]
+    return run_contract().events["retry_schedules"]["ladder"]["delays_seconds"]
 
 
 def _deliveries(api: Any, endpoint_id: str) -> list[dict[str, Any]]:
@@ -129,7 +121,7 @@ def test_every_retry_gap_fits_a_described_schedule(timeline: Timeline, unique) -
     timeline.box.fail_next(1000, status=500)
     payout_id = timeline.payout(unique)
     timeline.first_delivery(payout_id)
-    schedules = [s["delays_seconds"] for s in catalog()["retry_schedules"].values()]
+    schedules = [s["delays_seconds"] for s in run_contract().events["retry_schedules"].values()]
     for retry in range(max(map(len, schedules))):
         gaps = [s[retry] for s in schedules if retry < len(s)]
         before, early = len(timeline.about(payout_id)), 0.8 * min(gaps) - SLACK - 1
@@ -142,7 +134,7 @@ def test_every_retry_gap_fits_a_described_schedule(timeline: Timeline, unique) -
         if got == before:
             break
     attempts = len(timeline.about(payout_id))
-    allowed = {s["attempts"] for s in catalog()["retry_schedules"].values()}
+    allowed = {s["attempts"] for s in run_contract().events["retry_schedules"].values()}
     expect(attempts in allowed, f"the event was attempted {attempts} times, not {sorted(allowed)} (either schedule)")
 
 
@@ -157,7 +149,7 @@ def test_dead_delivery_stays_in_the_log_with_last_error(timeline: Timeline, uniq
         timeline.advance(1.2 * delay + TICK + SLACK)
         timeline.settle(payout_id, len(timeline.about(payout_id)) + 1, timeout=0.3)
     attempts = len(timeline.about(payout_id))
-    allowed = {s["attempts"] for s in catalog()["retry_schedules"].values()}
+    allowed = {s["attempts"] for s in run_contract().events["retry_schedules"].values()}
     expect(attempts in allowed, f"the event was attempted {attempts} times, not {sorted(allowed)} (either schedule)")
     timeline.advance(86400 * 7)
     later = timeline.settle(payout_id, attempts + 1, timeout=1.0)
@@ -301,7 +293,7 @@ def test_bulk_replay_requeues_at_most_1000(timeline: Timeline, operator, unique)
     endpoint, _ = register(timeline.org.api, timeline.contract, timeline.box)
     timeline.box.fail_next(1, status=500)
     timeline.first_delivery(timeline.payout(unique))
-    limit = catalog()["bulk_replay_max"]
+    limit = run_contract().events["bulk_replay_max"]
     operator.seed_webhook_deliveries(timeline.org.org_id, endpoint["id"], limit)
     operator.set_webhook_endpoint_enabled(timeline.org.org_id, endpoint["id"], False)
     now = datetime.now(UTC)

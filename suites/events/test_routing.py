@@ -15,10 +15,12 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from ..endpoints.checkout_flow import example_total, payment
-from ..states.payout_support import create, machine, timeline
-from .drive import Stage, Subject
-from .support import by_id, feed, kind, parsed, register, verified, wait_for
+from .._support.answers import by_id
+from .._support.deliveries import kind, parsed, register, verified, wait_for
+from .._support.drive import Stage, Subject
+from .._support.events import feed
+from .._support.payments import example_total, payment
+from .._support.payouts import create_payout, timeline
 
 NEEDS = ("api_key", "profile", "webhook_receiver")
 BACKFILLED = 300  # seconds between the event and the endpoint's creation, well inside "about 10 minutes"
@@ -40,7 +42,7 @@ def test_checkout_events_reach_only_endpoints_that_opted_in(stage: Stage, webhoo
     register(stage.api, stage.contract, plain)
     subject = _paid(stage)
     paid = parsed(stage.delivery_of("checkout_payment.paid", subject))
-    payout_id = create(stage.api, stage.contract, stage.unique).json["payoutId"]
+    payout_id = create_payout(stage.api, stage.contract, stage.unique).json["payoutId"]
     seen = wait_for(plain, lambda ds: any(Subject("payout", payout_id).delivered(d) for d in ds), stage.flush,
                     f"the `payout.pending` of payout {payout_id} at the endpoint that listed no events")
     leaked = [kind(d) for d in seen if subject.delivered(d)]
@@ -54,7 +56,7 @@ def test_checkout_events_reach_only_endpoints_that_opted_in(stage: Stage, webhoo
 def test_a_new_endpoint_receives_recent_events(stage: Stage, webhook_receiver_factory) -> None:
     """An event recorded five minutes (on the clock; seconds without one) before an endpoint is registered
     still reaches it."""
-    payout_id = create(stage.api, stage.contract, stage.unique).json["payoutId"]
+    payout_id = create_payout(stage.api, stage.contract, stage.unique).json["payoutId"]
     if stage.clock is not None:
         stage.advance(BACKFILLED)
     late = webhook_receiver_factory()
@@ -91,7 +93,7 @@ def test_payout_events_arrive_once_each_in_sequence_order(stage: Stage, contract
     """A payout walks its sandbox lifecycle with nothing failing: every event of it in the feed reaches the
     endpoint, in increasing `sequence`; each payload's `status` is a word of the payout table and `fee` is
     `{amount, currency}`."""
-    payout_id = create(stage.api, contract, stage.unique).json["payoutId"]
+    payout_id = create_payout(stage.api, contract, stage.unique).json["payoutId"]
     subject = Subject("payout", payout_id)
     stage.delivery_of("payout.pending", subject)
     stage.advance(timeline(contract)["settle_seconds"])
@@ -104,7 +106,7 @@ def test_payout_events_arrive_once_each_in_sequence_order(stage: Stage, contract
     order = [int(b["sequence"]) for b in arrived]
     expect(order == sorted(order), f"without failures the events of payout {payout_id} arrived in sequence order"
                                    f" {order}, not increasing")
-    states = machine("payout", contract)["states"]
+    states = contract.machine("payout")["states"]
     for body in arrived:
         data = body["data"]
         expect(data.get("status") in states, f"`{body['type']}` carries `status: {data.get('status')!r}`, not a"
@@ -119,7 +121,7 @@ def test_payout_events_arrive_once_each_in_sequence_order(stage: Stage, contract
 def test_a_delivery_lands_within_15_seconds_on_the_clock(stage: Stage) -> None:
     """Fifteen seconds on the organization's clock after a payout is created, its event has been sent (the
     wait that follows moves no clock)."""
-    payout_id = create(stage.api, stage.contract, stage.unique).json["payoutId"]
+    payout_id = create_payout(stage.api, stage.contract, stage.unique).json["payoutId"]
     subject = Subject("payout", payout_id)
     stage.advance(LANDS)
     seen = stage.box.wait_for(lambda ds: any(subject.delivered(d) for d in ds), 3)
@@ -132,7 +134,7 @@ def test_a_delivery_lands_within_15_seconds_on_the_clock(stage: Stage) -> None:
 def test_a_delivery_lands_within_15_seconds_in_real_time(api, contract: Contract, unique, webhook_receiver) -> None:
     """Without touching any clock: the event of a new payout arrives within about 15 seconds."""
     register(api, contract, webhook_receiver)
-    payout_id = create(api, contract, unique).json["payoutId"]
+    payout_id = create_payout(api, contract, unique).json["payoutId"]
     subject, start = Subject("payout", payout_id), time.monotonic()
     seen = webhook_receiver.wait_for(lambda ds: any(subject.delivered(d) for d in ds), LANDS + SLACK)
     expect(any(subject.delivered(d) for d in seen),

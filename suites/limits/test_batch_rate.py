@@ -12,9 +12,9 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect_error, expect_status
 
-from ..errors.idempotency_support import payable_destination
-from ..states.batch_support import lines_to, submit
-from ..states.payout_support import Unique
+from .._support.batches import lines_to, submit
+from .._support.payouts import payable_destination
+from .._support.types import Unique
 
 
 @pytest.mark.req("RATE-BATCH")

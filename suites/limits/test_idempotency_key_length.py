@@ -15,7 +15,8 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect_error
 
-from ..errors.idempotency_support import Unique, expect_key_accepted, keyed_product
+from .._support.idempotency import expect_key_accepted, keyed_product
+from .._support.types import Unique
 
 ALPHABET = string.ascii_letters + string.digits
 

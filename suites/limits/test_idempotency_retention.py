@@ -12,7 +12,8 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect
 
-from ..errors.idempotency_support import Unique, create_payout, payable_destination, payout_body, payouts_with_reference
+from .._support.payouts import keyed_payout, payable_destination, payout_body, payouts_with_reference
+from .._support.types import Unique
 
 DAY = 86400
 
@@ -24,7 +25,7 @@ def test_an_expired_key_is_never_re_executed(fresh_org, clock, contract: Contrac
     org = fresh_org()
     reference, key = unique("ref"), unique("key")
     payload = payout_body(contract, payable_destination(org.api, contract, unique), reference)
-    create_payout(org.api, contract, payload, key)
+    keyed_payout(org.api, contract, payload, key)
     clock.advance(org.org_id, contract.limits["idempotency"]["retention"]["seconds"] + DAY)
     again = org.api.op("createPayout", json=payload, idempotency_key=key)
     found = payouts_with_reference(org.api, contract, reference)

@@ -4,7 +4,7 @@
 out of range); audit events 1-100 (default 50); payments on a link 1-100 (default 20, clamped or defaulted)
 | list routes |". The catalog's `out_of_range` says what each route does outside its range: `clamp` (never a
 400), `refuse` (400 VALIDATION_ERROR naming `limit`), `not_shown` (any answer but a 5xx). Routes are tested
-when `suites/conventions/lists.py` can fill them; payments on a link are tested with checkout
+when `suites/_support/lists.py` can fill them; payments on a link are tested with checkout
 (`suites/endpoints/test_checkout_payments.py`). Each test fills a fresh organization, so the list holds
 exactly its rows.
 """
@@ -19,13 +19,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from payconform.client import Api
-from payconform.contract import Contract, current
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_status
 from payconform.paging import Pager
 from payconform.properties import request_settings
 
-from ..conventions.lists import SEEDS
-from ..conventions.support import names_field
+from .._support.answers import names_field
+from .._support.lists import SEEDS, seeded
 
 PLAIN_INTEGER = re.compile(r"^-?[0-9]+$")
 ABOVE_DEFAULT = 21  # rows: more than any mistaken small default (20) yet cheap to make
@@ -33,7 +33,7 @@ ROUTES_REQ = "LIMIT-LIST-ROUTES"
 
 
 def _routes(req: Callable[[dict], tuple[str, ...]], only: Callable[[dict], bool] = lambda r: True) -> list:
-    contract = current() or Contract.load()
+    contract = run_contract()
     routes = (contract.limits.get("list_limits") or {}).get("routes") or []
     # a list under a parent resource (payments on a link) is left to its own suite, which knows its `limit` rules
     return [pytest.param(r, id=r["name"], marks=pytest.mark.req(*req(r)))
@@ -44,12 +44,6 @@ def _default_reqs(route: dict) -> tuple[str, ...]:
     return tuple(x for x in route.get("also", []) if x.endswith("-DEFAULT")) or (route["requirement"],)
 
 
-def _filled(fresh_org, contract: Contract, unique, route: dict, rows: int) -> Pager:
-    api = fresh_org().api
-    SEEDS[route["operation"]].make(api, contract, unique, rows)
-    return Pager(api, contract, route["operation"])
-
-
 def _too_short(route: dict, value: int, got: int, want: int) -> str:
     return f"limit={value} gave {got} rows of {want} expected: {route['spec']}"
 
@@ -58,7 +52,7 @@ def _too_short(route: dict, value: int, got: int, want: int) -> str:
 @pytest.mark.parametrize("route", _routes(_default_reqs))
 def test_default_page_size(fresh_org, contract: Contract, unique, route: dict) -> None:
     """Without `limit`, a page holds the route's default number of rows (all of them when there are fewer)."""
-    pager = _filled(fresh_org, contract, unique, route, ABOVE_DEFAULT)
+    pager = seeded(fresh_org, contract, unique, route["operation"], ABOVE_DEFAULT)
     whole = pager.page(limit=route["max"], what="reading the whole list")
     page = pager.page(what="reading without `limit`")
     want = min(len(whole.items), route["default"])
@@ -70,7 +64,7 @@ def test_default_page_size(fresh_org, contract: Contract, unique, route: dict) -
 @pytest.mark.parametrize("route", _routes(lambda r: (ROUTES_REQ,)))
 def test_limit_in_range_is_honoured(fresh_org, contract: Contract, unique, route: dict) -> None:
     """`limit=1` gives one row of several; `limit=max` gives every row of a shorter list."""
-    pager = _filled(fresh_org, contract, unique, route, 3)
+    pager = seeded(fresh_org, contract, unique, route["operation"], 3)
     whole = pager.page(limit=route["max"], what=f"limit={route['max']}")
     expect(len(whole.items) >= 3, f"limit={route['max']} over 3 new rows gave {len(whole.items)}", whole.ex)
     one = pager.page(limit=route["min"], what=f"limit={route['min']}")
@@ -84,7 +78,7 @@ def test_out_of_range(fresh_org, contract: Contract, unique, route: dict, value:
     """Zero, negative and above the maximum: clamped into range on a `clamp` route (a page no longer than the
     clamped value, never a 400), a 400 VALIDATION_ERROR naming `limit` on a `refuse` route."""
     limit = route["max"] + 1 if value == "above" else int(value)
-    pager = _filled(fresh_org, contract, unique, route, 2)
+    pager = seeded(fresh_org, contract, unique, route["operation"], 2)
     ex = pager.request(limit=limit)
     if route["out_of_range"] == "refuse":
         body = expect_error(ex, 400, "VALIDATION_ERROR", f"limit={limit}: {route['spec']}")

@@ -17,8 +17,8 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status, fail
 
-from ..endpoints.factories import recipient_body
-from ..errors.idempotency_support import Unique
+from .._support.recipients import recipient_body
+from .._support.types import Unique
 
 pytestmark = pytest.mark.xdist_group("rate_limit_key")
 

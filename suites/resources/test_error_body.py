@@ -13,7 +13,10 @@ import pytest
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error
-from suites.conventions.support import REFUSALS, Sample, Unique, names_field
+
+from .._support.answers import names_field
+from .._support.samples import REFUSALS, Sample
+from .._support.types import Unique
 
 
 @pytest.mark.req("ERRBODY-SHAPE", "ERRBODY-TYPE-BRANCH", "ERRBODY-STATUS-MATCHES", "ERRBODY-RESOLUTION",

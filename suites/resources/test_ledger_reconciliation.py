@@ -27,10 +27,10 @@ from payconform.expect import expect, expect_status
 from payconform.operator import OperatorError
 from payconform.paging import Pager
 
-from ..endpoints.factories import create_recipient, refused_recipient_update
-from ..endpoints.test_balance import CACHE_SECONDS, provider_figure, read_balance
-from ..states.approval_support import hold
-from ..states.payout_support import DEFAULT, create, create_self_funded, read, timeline
+from .._support.approvals import hold
+from .._support.balance import CACHE_SECONDS, provider_figure, read_balance
+from .._support.payouts import DEFAULT, create_payout, create_self_funded, read_payout, timeline
+from .._support.recipients import create_recipient, refused_recipient_update
 
 SCENARIOS = {"completed": DEFAULT, "failed": "0003", "returned": "0004"}
 CRYPTO_SCOPES = ("read", "write", "crypto_payouts")
@@ -48,7 +48,8 @@ class Run(NamedTuple):
 def _scripted(fresh_org, operator, clock, contract: Contract, unique) -> Run:
     handle = fresh_org(scopes=CRYPTO_SCOPES)
     operator.complete_deposit(handle.org_id, operator.create_deposit(handle.org_id, "70.00"))
-    created = {outcome: create(handle.api, contract, unique, scenario) for outcome, scenario in SCENARIOS.items()}
+    created = {outcome: create_payout(handle.api, contract, unique, scenario)
+               for outcome, scenario in SCENARIOS.items()}
     own = create_self_funded(handle.api, contract, unique)
     cancel = expect_status(handle.api.op("cancelPayout", payoutId=own.json["payoutId"]), 200,
                            "canceling a payout awaiting own funds")
@@ -56,7 +57,7 @@ def _scripted(fresh_org, operator, clock, contract: Contract, unique) -> Run:
     expect(refused.status >= 400, f"canceling a payout drawn from the balance answered {refused.status}", refused)
     clock.advance(handle.org_id, float(timeline(contract)["settle_seconds"]) + 1)
     for ex in created.values():
-        read(handle.api, ex.json["payoutId"])
+        read_payout(handle.api, ex.json["payoutId"])
     clock.advance(handle.org_id, CACHE_SECONDS)
     return Run(handle.api, handle.org_id, {outcome: ex.json for outcome, ex in created.items()},
                own.json["payoutId"], [*created.values(), own, cancel, refused],

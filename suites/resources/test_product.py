@@ -10,7 +10,11 @@ import pytest
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
-from suites.conventions.support import Unique, create_product, is_decimal_string, member
+
+from .._support.answers import member
+from .._support.money import is_decimal_string
+from .._support.products import post_product, product_body
+from .._support.types import Unique
 
 
 def expect_product(ex: Exchange, sent: dict) -> None:
@@ -31,7 +35,8 @@ def expect_product(ex: Exchange, sent: dict) -> None:
 @pytest.mark.req("PROD-FIELDS")
 def test_product_fields(api: Api, contract: Contract, unique: Unique) -> None:
     """The create answer and a read of the product carry its fields with their documented types."""
-    sent, created = create_product(api, contract, unique)
+    sent = product_body(contract, unique)
+    created = post_product(api, sent)
     read = expect_status(api.op("getCheckoutProduct", productId=member(created, "id")), 200, "read the product")
     for ex in (created, read):
         expect_product(ex, sent)

@@ -14,16 +14,21 @@ from typing import Any
 import pytest
 
 from payconform.client import Api, Exchange
-from payconform.contract import Contract
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_status
-from suites.conventions.support import Unique, create_recipient, member, payment_method
+
+from .._support.accounts import method_body
+from .._support.answers import member
+from .._support.profile import corridors
+from .._support.recipients import post_recipient, recipient_body
+from .._support.types import Unique
 
 TYPES = ("individual", "business")
 KINDS = ("fiat", "crypto")
 METHOD_STATUSES = ("active", "pending", "failed")
 NULLABLE_STRINGS = ("email", "phone", "country", "externalId", "screeningStatus", "screeningReason")
 INSTANTS = ("screenedAt", "deletedAt")
-CORRIDORS = list(Contract.load().profile.get("corridors") or {})
+CORRIDORS = list(corridors(run_contract()))
 
 
 def _is_instant(value: Any) -> bool:
@@ -63,7 +68,8 @@ def expect_method(ex: Exchange, method: Any, kind: str, where: str) -> None:
 
 def created_and_read(api: Api, contract: Contract, unique: Unique, corridor: str) -> tuple[dict, list[Exchange]]:
     """Create a recipient in ``corridor`` and read it back; returns (body sent, [create answer, read])."""
-    sent, created = create_recipient(api, contract, unique, corridor)
+    sent = recipient_body(contract, unique, paymentMethod=method_body(contract, corridor))
+    created = post_recipient(api, contract, sent)
     read = expect_status(api.op("getBeneficiary", recipientId=member(created, "id")), 200, "read the recipient")
     return sent, [created, read]
 
@@ -92,7 +98,8 @@ def test_payment_method_fields(api: Api, contract: Contract, unique: Unique, cor
 @pytest.mark.parametrize("corridor", CORRIDORS)
 def test_method_details_kind(api: Api, contract: Contract, unique: Unique, corridor: str) -> None:
     """A method's details read returns `kind` `fiat` or `crypto`: the kind the method was created with."""
-    sent, created = create_recipient(api, contract, unique, corridor)
+    sent = recipient_body(contract, unique, paymentMethod=method_body(contract, corridor))
+    created = post_recipient(api, contract, sent)
     details = expect_status(api.op("getBeneficiaryMethodDetails", recipientId=member(created, "id"),
                                    methodId=member(created, "paymentMethods", 0, "id")), 200, "read method details")
     kind = member(details, "kind")
@@ -103,10 +110,11 @@ def test_method_details_kind(api: Api, contract: Contract, unique: Unique, corri
 @pytest.mark.req("RCP-FIELDS", "RCP-ADD-METHOD-RESPONSE")
 def test_add_method_answer_names_the_new_method(api: Api, contract: Contract, unique: Unique) -> None:
     """The 201 is the whole recipient, `method` is the method just added, and the earlier one is still listed."""
-    sent, created = create_recipient(api, contract, unique, "USD")
+    sent = recipient_body(contract, unique, paymentMethod=method_body(contract, "USD"))
+    created = post_recipient(api, contract, sent)
     recipient_id, first_id = member(created, "id"), member(created, "paymentMethods", 0, "id")
     added = expect_status(api.op("addBeneficiaryMethod", recipientId=recipient_id,
-                                 json=payment_method(contract, "EUR")), 201, "add a EUR method")
+                                 json=method_body(contract, "EUR")), 201, "add a EUR method")
     expect_recipient(added, added.json, sent)
     expect(member(added, "id") == recipient_id, f"the answer is recipient {member(added, 'id')!r}", added)
     method = member(added, "method")

@@ -14,22 +14,11 @@ from typing import Any
 import pytest
 
 from payconform.client import Api, Exchange, SafetyError
-from payconform.contract import Contract
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
-from ..endpoints.checkout_flow import (
-    draft,
-    list_payments,
-    page_items,
-    pause,
-    publish,
-    read_link,
-    sent_link,
-    simulate,
-)
-from ..endpoints.factories import contract_now
-from .checkout_support import expiring_draft, let_expire, link_in
-from .payout_support import machine
+from .._support.checkout import draft, expiring_draft, let_expire, link_in, pause, publish, read_link, sent_link
+from .._support.payments import list_payments, page_items, simulate
 
 TRIGGERS = {
     "publish": lambda api, link_id: publish(api, link_id),
@@ -40,7 +29,7 @@ TRIGGERS = {
 
 def _cases() -> list[Any]:
     cases = []
-    for row in machine("checkout_link", contract_now())["rows"]:
+    for row in run_contract().machine("checkout_link")["rows"]:
         if row["id"] == "LINK-T-PUBLISH-EXPIRED":
             continue  # the draft's own expiresAt passing is not a reachable `from` state: test below
         error_from = (row.get("error") or {}).get("from") or []

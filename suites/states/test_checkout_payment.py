@@ -16,19 +16,17 @@ from typing import Any
 import pytest
 
 from payconform.client import Api
-from payconform.contract import Contract
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_status
 
-from ..endpoints.checkout_flow import example_total, force, payment, read_payment
-from ..endpoints.factories import contract_now
-from .payout_support import machine
+from .._support.payments import example_total, force, payment, read_payment
 
 SEEN = ("pending", "paid")
 SLACK = 8  # seconds of tolerance around the sandbox delays for real-time runs (reads, scheduling)
 
 
 def _rows() -> dict[str, dict[str, Any]]:
-    return {row["id"]: row for row in machine("checkout_payment", contract_now())["rows"]}
+    return {row["id"]: row for row in run_contract().machine("checkout_payment")["rows"]}
 
 
 def _scenarios() -> list[Any]:

@@ -15,19 +15,9 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from .payout_support import (
-    DEFAULT,
-    Unique,
-    create,
-    expect_forward_only,
-    first,
-    machine,
-    path,
-    read,
-    scenario_rows,
-    timeline,
-    walk,
-)
+from .._support.machines import expect_forward_only, first, path, scenario_rows, walk
+from .._support.payouts import DEFAULT, create_payout, read_payout, timeline
+from .._support.types import Unique
 
 ROWS = scenario_rows()
 
@@ -45,10 +35,10 @@ def test_transition_row(case: tuple[dict, str, bool], fresh_org, clock, contract
     every state seen is one of the spec's and every change is a move of the table."""
     row, scenario, expected = case
     org = fresh_org()
-    payout_id = create(org.api, contract, unique, scenario).json["payoutId"]
+    payout_id = create_payout(org.api, contract, unique, scenario).json["payoutId"]
     readings = walk(org.api, clock, org.org_id, contract, payout_id)
     seen = path(readings)
-    states = machine("payout", contract)["states"]
+    states = contract.machine("payout")["states"]
     expect(all(s in states for s in seen), f"statuses seen {seen} include one outside {states}", readings[-1].ex)
     expect_forward_only(readings, contract)
     moves = list(itertools.pairwise(seen))
@@ -66,7 +56,7 @@ def test_transition_row(case: tuple[dict, str, bool], fresh_org, clock, contract
 @pytest.mark.needs("profile")
 def test_accepted_payout_is_pending(api, contract: Contract, unique: Unique) -> None:
     """A payout accepted without approval starts `pending`, with `completedAt` still null."""
-    ex = create(api, contract, unique)
+    ex = create_payout(api, contract, unique)
     expect(ex.json.get("status") == "pending", f"the accepted payout is {ex.json.get('status')!r}, not 'pending'", ex)
     expect(ex.json.get("completedAt") is None, "a pending payout already has a `completedAt`", ex)
 
@@ -76,7 +66,7 @@ def test_accepted_payout_is_pending(api, contract: Contract, unique: Unique) -> 
 def test_completed_at_is_null_until_completed(fresh_org, clock, contract: Contract, unique: Unique) -> None:
     """`completedAt` is null on every read before `completed` and an instant from then on."""
     org = fresh_org()
-    payout_id = create(org.api, contract, unique).json["payoutId"]
+    payout_id = create_payout(org.api, contract, unique).json["payoutId"]
     readings = walk(org.api, clock, org.org_id, contract, payout_id)
     done = first(readings, "completed")
     expect(done is not None, f"the payout never completed: {path(readings)}", readings[-1].ex)
@@ -94,7 +84,7 @@ def test_failed_payout_names_its_failure(fresh_org, clock, contract: Contract, u
     """A payout that cannot be paid ends `failed` with a `failureCode`, a boolean `fundsReturned` and no
     `completedAt`."""
     org = fresh_org()
-    payout_id = create(org.api, contract, unique, "0003").json["payoutId"]
+    payout_id = create_payout(org.api, contract, unique, "0003").json["payoutId"]
     readings = walk(org.api, clock, org.org_id, contract, payout_id)
     last = readings[-1]
     expect(last.status == "failed", f"scenario 0003 went {path(readings)}; it does not end 'failed'", last.ex)
@@ -111,7 +101,7 @@ def test_failed_payout_names_its_failure(fresh_org, clock, contract: Contract, u
 def test_a_failed_payout_is_not_an_error_response(fresh_org, clock, contract: Contract, unique: Unique) -> None:
     """The failed payout is read with a 2xx answer carrying `status: failed` and `failureCode`, never an error body."""
     org = fresh_org()
-    payout_id = create(org.api, contract, unique, "0003").json["payoutId"]
+    payout_id = create_payout(org.api, contract, unique, "0003").json["payoutId"]
     clock.advance(org.org_id, float(timeline(contract)["settle_seconds"]))
     ex = org.api.op("getOrder", payoutId=payout_id)
     expect_status(ex, {200}, "reading a payout that failed after it was accepted")
@@ -126,11 +116,11 @@ def test_bank_return_after_completion(fresh_org, clock, contract: Contract, uniq
     """A completed payout the bank sends back reads `status: failed`, `failureCode: returned_by_bank`,
     `fundsReturned: true`, and keeps the `completedAt` it had."""
     org = fresh_org()
-    payout_id = create(org.api, contract, unique, "0004").json["payoutId"]
+    payout_id = create_payout(org.api, contract, unique, "0004").json["payoutId"]
     readings = walk(org.api, clock, org.org_id, contract, payout_id)
     done, last = first(readings, "completed"), readings[-1]
     expect(done is not None, f"scenario 0004 went {path(readings)}; it never completed", last.ex)
-    returned = machine("payout", contract)["returned"]
+    returned = contract.machine("payout")["returned"]
     got = {k: last.body.get(k) for k in returned}
     expect(got == returned, f"after the bank return the payout reads {got}, expected {returned}", last.ex)
     expect(last.body.get("completedAt") == done.body.get("completedAt"),
@@ -144,14 +134,14 @@ def test_bank_return_after_completion(fresh_org, clock, contract: Contract, uniq
 def test_failed_and_returned_are_final(scenario: str, fresh_org, clock, contract: Contract, unique: Unique) -> None:
     """Days after a payout failed or was returned, it still reads the same final state."""
     org = fresh_org()
-    payout_id = create(org.api, contract, unique, scenario).json["payoutId"]
+    payout_id = create_payout(org.api, contract, unique, scenario).json["payoutId"]
     tl = timeline(contract)
     clock.advance(org.org_id, float(tl["settle_seconds"]))
-    before = read(org.api, payout_id).json
+    before = read_payout(org.api, payout_id).json
     clock.advance(org.org_id, float(tl["terminal_check_seconds"]))
-    after = read(org.api, payout_id)
+    after = read_payout(org.api, payout_id)
     keys = ("status", "failureCode", "fundsReturned")
-    expect(before.get("status") in machine("payout", contract)["terminal"],
+    expect(before.get("status") in contract.machine("payout")["terminal"],
            f"scenario {scenario} reads {before.get('status')!r} once settled, not a final state", after)
     expect({k: after.json.get(k) for k in keys} == {k: before.get(k) for k in keys},
            f"a final payout changed: {[before.get(k) for k in keys]} became {[after.json.get(k) for k in keys]}",
@@ -165,6 +155,6 @@ def test_repeated_reads_never_go_backwards(scenario: str, fresh_org, clock, cont
                                            unique: Unique) -> None:
     """Read three times after every step, the payout is never seen in an earlier state than before."""
     org = fresh_org()
-    payout_id = create(org.api, contract, unique, scenario).json["payoutId"]
+    payout_id = create_payout(org.api, contract, unique, scenario).json["payoutId"]
     readings = walk(org.api, clock, org.org_id, contract, payout_id, reads_per_step=3)
     expect_forward_only(readings, contract)

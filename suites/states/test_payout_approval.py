@@ -14,9 +14,10 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from ..errors.idempotency_support import items
-from .approval_support import fund_for_threshold, hold, paid, read_approval
-from .payout_support import Unique, create, read
+from .._support.approvals import fund_for_threshold, hold, read_approval
+from .._support.payouts import create_payout, payouts_with_reference, read_payout
+from .._support.profile import items
+from .._support.types import Unique
 
 DAY = 86400
 MINUTE = 60
@@ -29,7 +30,7 @@ def test_a_payout_over_the_threshold_is_held(api, contract: Contract, unique: Un
     held = hold(api, contract, unique)
     approval = read_approval(api, held.approval_id)
     expect(approval.json.get("status") == "pending", f"the new approval is {approval.json.get('status')!r}", approval)
-    found = paid(api, contract, held.reference)
+    found = payouts_with_reference(api, contract, held.reference)
     expect(not found, f"a held payout already exists: {[p.get('payoutId') for p in found]}")
 
 
@@ -46,9 +47,9 @@ def test_an_approved_payout_is_executed(fresh_org, operator, contract: Contract,
            f"the approved approval reads {approval.json.get('status')!r}, not 'executed'", approval)
     payout_id = approval.json.get("payoutId")
     expect(isinstance(payout_id, str) and payout_id, "the executed approval carries no `payoutId`", approval)
-    expect(read(org.api, payout_id).json.get("reference") == held.reference,
+    expect(read_payout(org.api, payout_id).json.get("reference") == held.reference,
            f"payout {payout_id} does not carry the held request's reference {held.reference!r}")
-    found = [p.get("payoutId") for p in paid(org.api, contract, held.reference)]
+    found = [p.get("payoutId") for p in payouts_with_reference(org.api, contract, held.reference)]
     expect(found == [payout_id], f"GET /orders?reference= finds {found}, expected exactly [{payout_id!r}]")
 
 
@@ -63,7 +64,7 @@ def test_a_rejected_payout_is_never_sent(fresh_org, operator, contract: Contract
     approval = read_approval(org.api, held.approval_id)
     expect(approval.json.get("status") == "rejected", f"the rejected approval reads {approval.json.get('status')!r}",
            approval)
-    found = paid(org.api, contract, held.reference)
+    found = payouts_with_reference(org.api, contract, held.reference)
     expect(not found, f"a rejected payout was sent: {[p.get('payoutId') for p in found]}")
 
 
@@ -81,7 +82,7 @@ def test_an_undecided_approval_expires_after_24_hours(fresh_org, clock, contract
     after = read_approval(org.api, held.approval_id)
     expect(after.json.get("status") == "expired",
            f"a minute after 24 hours the approval reads {after.json.get('status')!r}, not 'expired'", after)
-    expect(not paid(org.api, contract, held.reference), "an expired approval sent a payout")
+    expect(not payouts_with_reference(org.api, contract, held.reference), "an expired approval sent a payout")
 
 
 @pytest.mark.req("APPROVAL-T-EXECUTION-FAILED")
@@ -98,7 +99,7 @@ def test_a_refused_execution_carries_the_error_type(fresh_org, operator, contrac
     error = approval.json.get("error")
     error_type = error.get("type") if isinstance(error, dict) else None
     expect(error_type in contract.errors, f"`error` is {error!r}; it carries no error `type` of the spec", approval)
-    expect(not paid(org.api, contract, held.reference), "a failed execution sent a payout")
+    expect(not payouts_with_reference(org.api, contract, held.reference), "a failed execution sent a payout")
 
 
 @pytest.mark.req("APPROVAL-EXPIRES-AT", "APPROVAL-FIELDS", "APPROVAL-QUEUE-READABLE")
@@ -126,5 +127,5 @@ def test_a_velocity_cap_holds_the_payout_over_it(fresh_org, operator, contract: 
     """With a cap of one payout an hour, the first small payout is made and the second is held (202)."""
     org = fresh_org()
     operator.set_approval_policy(org.org_id, threshold=None, velocity_cap={"count": 1, "window_seconds": 3600})
-    create(org.api, contract, unique)
+    create_payout(org.api, contract, unique)
     hold(org.api, contract, unique, amount="10.00")

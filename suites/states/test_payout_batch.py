@@ -13,24 +13,14 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_status
 
-from ..endpoints.factories import success
-from .batch_support import (
-    cancel,
-    confirm,
-    confirmed,
-    create,
-    paid,
-    reach,
-    read,
-    settle,
-    status,
-)
-from .payout_support import Unique, machine
+from .._support.batches import cancel, confirm, confirmed, create, paid, reach, read, settle, status
+from .._support.profile import success
+from .._support.types import Unique
 
-ROWS = {row["id"]: row for row in machine("payout_batch")["rows"]}
+ROWS = {row["id"]: row for row in run_contract().machine("payout_batch")["rows"]}
 CANCEL, AFTER_CREATION, CONFIRM = ROWS["BATCH-T-CANCEL"], ROWS["BATCH-T-CANCEL-AFTER-CREATION"], ROWS["BATCH-T-CONFIRM"]
 
 

@@ -14,7 +14,8 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
-from .payout_support import Unique, create, create_self_funded, read
+from .._support.payouts import create_payout, create_self_funded, read_payout
+from .._support.types import Unique
 
 
 @pytest.mark.req("PAYOUT-T-CANCEL", "PAYOUT-CANCEL-ROUTE", "PAYOUT-COMPLETED-AT-FAILED-CANCELED")
@@ -27,7 +28,7 @@ def test_a_payout_awaiting_own_funds_is_canceled(api_as, contract: Contract, uni
     ex = api.op("cancelPayout", payoutId=payout["payoutId"])
     expect_status(ex, 200, "canceling a payout awaiting the organization's own funds")
     expect(ex.json.get("status") == "canceled", f"the cancel answered status {ex.json.get('status')!r}", ex)
-    after = read(api, payout["payoutId"])
+    after = read_payout(api, payout["payoutId"])
     expect(after.json.get("status") == "canceled", f"after the cancel the payout reads {after.json.get('status')!r}",
            after)
     expect(after.json.get("completedAt") is None, "a canceled payout has a `completedAt`", after)
@@ -37,8 +38,8 @@ def test_a_payout_awaiting_own_funds_is_canceled(api_as, contract: Contract, uni
 @pytest.mark.needs("profile")
 def test_a_balance_funded_payout_is_not_cancelable(api, contract: Contract, unique: Unique) -> None:
     """Cancel of a payout paid from the balance: 400 PAYOUT_NOT_CANCELABLE, and the payout is not canceled."""
-    payout = create(api, contract, unique).json
+    payout = create_payout(api, contract, unique).json
     expect_error(api.op("cancelPayout", payoutId=payout["payoutId"]), 400, "PAYOUT_NOT_CANCELABLE",
                  "canceling a payout that is not awaiting own funds")
-    after = read(api, payout["payoutId"])
+    after = read_payout(api, payout["payoutId"])
     expect(after.json.get("status") != "canceled", "the refused cancel canceled the payout anyway", after)

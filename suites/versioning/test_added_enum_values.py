@@ -13,10 +13,12 @@ import pytest
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
-from suites.endpoints.factories import create_recipient, top_up
 
-from ..states.payout_support import Unique
-from .support import type_problems
+from .._support.balance import top_up
+from .._support.recipients import create_recipient
+from .._support.types import Unique
+from .._support.versioning import type_problems
+
 
 KINDS = ("enum-values",)
 

@@ -14,15 +14,12 @@ import pytest
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
-from suites.endpoints.factories import (
-    add_method,
-    added_method,
-    create_recipient,
-    method_body,
-)
 
-from ..states.payout_support import Unique, create, read
-from .support import type_problems
+from .._support.accounts import method_body
+from .._support.payouts import create_payout, read_payout
+from .._support.recipients import add_method, added_method, create_recipient
+from .._support.types import Unique
+from .._support.versioning import type_problems
 
 
 def _linked_twice(api: Api, contract: Contract, unique: Unique) -> Exchange:
@@ -39,12 +36,12 @@ def _linked_twice(api: Api, contract: Contract, unique: Unique) -> Exchange:
 def test_added_fields_have_the_contract_types(api: Api, contract: Contract, unique: Unique) -> None:
     """Recipient, payout and error answers: each added field present has the contract's JSON type."""
     created = create_recipient(api, contract, unique)
-    payout = create(api, contract, unique)
+    payout = create_payout(api, contract, unique)
     answers = [
         ("Recipient", expect_status(api.op("getBeneficiary", recipientId=created["id"]), 200, "reading the recipient")),
         ("Recipient", expect_status(api.op("deleteBeneficiary", recipientId=created["id"]), 200, "deleting it")),
         ("WebhookPayout", payout),
-        ("WebhookPayout", read(api, payout.json["payoutId"])),
+        ("WebhookPayout", read_payout(api, payout.json["payoutId"])),
         ("Error", _linked_twice(api, contract, unique)),
     ]
     for schema, ex in answers:

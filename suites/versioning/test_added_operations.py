@@ -14,7 +14,7 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect
 
-from .support import added_operations, documented, probe_path
+from .._support.versioning import added_operations, documented, probe_path
 
 
 @pytest.mark.req("VER-ADDED-OPERATIONS")

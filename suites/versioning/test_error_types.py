@@ -14,7 +14,8 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error_body
 
-from ..conventions.support import REFUSALS, Unique
+from .._support.samples import REFUSALS
+from .._support.types import Unique
 
 
 @pytest.mark.req("VER-ERROR-TYPE-STABLE")

@@ -1,4 +1,4 @@
-"""Support for the Mode B suites (Authentication > Mode B: signed requests).
+"""Signed requests for the Mode B suites (Authentication > Mode B: signed requests).
 
 Signed requests built by hand, so that exactly one part can be wrong; malformed signatures; and the checks
 every refusal shares: a signature error type (their statuses are not shown, so any 4xx), one answer for
@@ -34,7 +34,8 @@ from payconform.signer import (
     new_nonce,
 )
 
-from ..endpoints.factories import product_body
+from .products import product_body
+from .types import Unique
 
 PRODUCTS = "/checkout/organizations/{orgId}/products"
 SIGNATURE_ERRORS = ("SIGNATURE_REQUIRED", "SIGNATURE_INVALID", "SIGNATURE_REPLAYED", "SIGNATURE_TIMESTAMP_SKEW")
@@ -101,7 +102,7 @@ def send_signed(api: Api, signer: Signer, req: SignedRequest, *,
 # -- the product create every refusal is read back with ---------------------------------------------------
 
 
-def product_create(api: Api, contract: Contract, unique: Callable[[str], str], *, query: str = "",
+def product_create(api: Api, contract: Contract, unique: Unique, *, query: str = "",
                    **fields: Any) -> tuple[dict[str, Any], SignedRequest]:
     """A product body with a unique name and the signed request that creates it (compact JSON, a fresh
     idempotency key)."""

@@ -1,4 +1,4 @@
-"""Hosted payout links for the endpoint and error suites: made with an API key, submitted with no credential.
+"""Hosted payout links: made with an API key, submitted with no credential.
 
 Link creation is not shown by the spec ("Link creation (`createPayoutLink` ...): path and body not shown"): its
 path and body come from the profile, and so do the sandbox inputs that reach the submit route's answers
@@ -17,10 +17,13 @@ from typing import Any, NamedTuple
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
+from payconform.placeholders import fill
 
-from ..errors.idempotency_support import payouts_with_reference
-from ..states.payout_support import Unique
-from .factories import account_details, fill, success
+from .accounts import account_details
+from .money import as_decimal
+from .payouts import payouts_with_reference
+from .profile import success
+from .types import Unique
 
 
 class Link(NamedTuple):
@@ -61,12 +64,6 @@ def submission(contract: Contract, link: Link, unique: Unique, **fields: Any) ->
     return body
 
 
-def with_account_tail(details: dict[str, str], tail: str) -> dict[str, str]:
-    """`details` whose account identifier ends in `tail` (how the profile selects a sandbox outcome)."""
-    field = next(f for f in ("accountNumber", "iban", "address") if f in details)
-    return {**details, field: details[field][: -len(tail)] + tail}
-
-
 def submit(anon: Api, token: str, body: dict[str, Any], **kw: Any) -> Exchange:
     """POST /payout-links/{token}/submit with no credential."""
     return anon.op("submitPayoutLink", token=token, json=body, **kw)
@@ -87,18 +84,11 @@ def paid(ex: Exchange, link: Link) -> dict[str, Any]:
     expect(isinstance(payout.get("payoutId"), str) and payout["payoutId"] != "",
            "the submit answer is not a payout: it has no `payoutId`", ex)
     amount = payout.get("sourceAmount")
-    expect(_decimal(amount) == Decimal(link.sent["sourceAmount"])
+    expect(as_decimal(amount) == Decimal(link.sent["sourceAmount"])
            and payout.get("sourceCurrency") == link.sent["sourceCurrency"],
            f"the payout sends {amount} {payout.get('sourceCurrency')}, not the link's "
            f"{link.sent['sourceAmount']} {link.sent['sourceCurrency']}", ex)
     return payout
-
-
-def _decimal(value: Any) -> Decimal | None:
-    try:
-        return Decimal(value) if isinstance(value, str) else None
-    except ArithmeticError:
-        return None
 
 
 def nothing_sent(api: Api, contract: Contract, link: Link, what: str) -> None:

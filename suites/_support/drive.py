@@ -24,17 +24,18 @@ from payconform.contract import Contract
 from payconform.expect import expect_status
 from payconform.webhooks import Delivery, Mailbox
 
-from ..endpoints.checkout_flow import example_total, force, payment, refund
-from ..endpoints.factories import scalars, success
-from ..states import batch_support as batches
-from ..states.approval_support import fund_for_threshold, hold
-from ..states.payout_support import create, create_self_funded, timeline
-from .support import DISPATCH_WAIT, Flush, kind, wait_for
+from . import batches
+from .answers import scalars
+from .approvals import fund_for_threshold, hold
+from .deliveries import DISPATCH_WAIT, Flush, kind, wait_for
+from .payments import example_total, force, payment, refund
+from .payouts import create_payout, create_self_funded, timeline
+from .profile import success
+from .types import Unique
 
 REAL_WAIT = 45.0  # seconds a test may wait in real time when the target has no clock
 FLUSHED_WAIT = 5.0  # with a clock every poll runs the dispatcher: what is due arrives at once
 DAY = 86400
-Unique = Callable[[str], str]
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class Stage:
 
 
 def _created(stage: Stage, scenario: str) -> Subject:
-    return Subject("payout", create(stage.api, stage.contract, stage.unique, scenario).json["payoutId"])
+    return Subject("payout", create_payout(stage.api, stage.contract, stage.unique, scenario).json["payoutId"])
 
 
 def _payout(stage: Stage, scenario: str) -> Subject:

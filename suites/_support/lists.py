@@ -1,8 +1,10 @@
-"""The lists the suite can fill, and what the spec says of each: shared by the paging and `limit` tests.
+"""The lists the suite can fill, and what the spec says of each: shared by the paging, `limit` and ledger
+tests.
 
 A seeder makes `n` rows in the list and returns a marker per row, in creation order (an id, the request id of
 an audited call, or a distinctive top-up amount), so a test can find its rows on a page whatever else the
-row holds. A list joins the paging and limit tests by adding its seeder to `SEEDS`.
+row holds. A list joins the paging and limit tests by adding its seeder to `SEEDS`. A test that needs a list
+holding exactly its rows fills one in a fresh organization (`fresh_list`).
 """
 
 from __future__ import annotations
@@ -10,30 +12,30 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
-from payconform.paging import Pager
+from payconform.operator import OrgHandle
+from payconform.paging import Page, Pager
 
-from ..endpoints.checkout_flow import sent_link, simulate
-from ..endpoints.factories import (
-    create_link,
-    create_product,
-    create_recipient,
-    refused_recipient_update,
-    top_up,
-)
-from ..errors.idempotency_support import items
-from ..states.approval_support import hold
-from ..states.batch_support import create as create_run
-from ..states.batch_support import profile as batch_profile
-from ..states.payout_support import create as create_payout
+from .approvals import hold
+from .balance import top_up
+from .batches import create as create_run
+from .batches import profile as batch_profile
+from .checkout import create_link, sent_link
+from .payments import simulate
+from .payouts import create_payout
+from .products import create_product
+from .profile import items
+from .recipients import create_recipient, refused_recipient_update
+from .types import Unique
 
-Seeder = Callable[[Api, Contract, Callable[[str], str], int], list[str]]
+Seeder = Callable[[Api, Contract, Unique, int], list[str]]
 
 
-def _top_ups(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _top_ups(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     """Top-ups of distinct amounts in [base, base + 1): no amount equals a running total of two or more."""
     base = 100 + secrets.randbelow(900)
     amounts = [f"{base}.{index:02d}" for index in range(1, n + 1)]
@@ -42,39 +44,39 @@ def _top_ups(api: Api, contract: Contract, unique: Callable[[str], str], n: int)
     return amounts
 
 
-def _refused_changes(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _refused_changes(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     return [refused_recipient_update(api, unique).request_id or "" for _ in range(n)]
 
 
-def _recipients(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _recipients(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     return [create_recipient(api, contract, unique)["id"] for _ in range(n)]
 
 
-def _products(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _products(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     return [create_product(api, contract, unique)["id"] for _ in range(n)]
 
 
-def _links(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _links(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     product = create_product(api, contract, unique)
     return [create_link(api, contract, product["id"])["id"] for _ in range(n)]
 
 
-def _payouts(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _payouts(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     return [create_payout(api, contract, unique).json["payoutId"] for _ in range(n)]
 
 
 ORDERS_REFERENCE = "pc-paging-orders"  # every seeded order of a (fresh) organization shares this caller reference
 
 
-def _orders(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _orders(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     return [create_payout(api, contract, unique, reference=ORDERS_REFERENCE).json["payoutId"] for _ in range(n)]
 
 
-def _runs(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _runs(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     return [create_run(api, contract, unique).id for _ in range(n)]
 
 
-def _run_items(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _run_items(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     """One run of `n` lines (a run's items are fixed when it is made); markers are the lines' references."""
     return create_run(api, contract, unique, n=n).references
 
@@ -100,13 +102,13 @@ def _only_link(api: Api, contract: Contract) -> dict[str, str]:
     return {"linkId": sent_link(api, contract, lambda prefix: f"{prefix}-{secrets.token_hex(6)}")["id"]}
 
 
-def _payments(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _payments(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     link_id = _only_link(api, contract)["linkId"]
     answers = [simulate(api, link_id, unique("pref")) for _ in range(n)]
     return [expect_status(ex, 200, "simulating a payment on the link").json["id"] for ex in answers]
 
 
-def _approvals(api: Api, contract: Contract, unique: Callable[[str], str], n: int) -> list[str]:
+def _approvals(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
     return [hold(api, contract, unique).approval_id for _ in range(n)]
 
 
@@ -145,3 +147,27 @@ SEEDS: dict[str, Seed] = {
     "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link),
     "listPayoutApprovals": Seed(_approvals),
 }
+
+
+def fresh_list(fresh_org: Callable[..., OrgHandle], contract: Contract, op_id: str,
+               fill: Callable[[Api], Any]) -> tuple[OrgHandle, Pager]:
+    """A fresh organization whose `op_id` list holds exactly the rows `fill` makes there, and its pager."""
+    handle = fresh_org()
+    fill(handle.api)
+    return handle, Pager(handle.api, contract, op_id)
+
+
+def topped_up(fresh_org: Callable[..., OrgHandle], contract: Contract, op_id: str,
+              *amounts: str) -> tuple[OrgHandle, Pager]:
+    """A fresh organization topped up by each of `amounts` in turn, and the pager of its `op_id` list."""
+    return fresh_list(fresh_org, contract, op_id, lambda api: [top_up(api, contract, a) for a in amounts])
+
+
+def seeded(fresh_org: Callable[..., OrgHandle], contract: Contract, unique: Unique, op_id: str, rows: int) -> Pager:
+    """The pager of `op_id` in a fresh organization whose list holds `rows` rows of its `SEEDS` seeder."""
+    return fresh_list(fresh_org, contract, op_id, lambda api: SEEDS[op_id].make(api, contract, unique, rows))[1]
+
+
+def filtered_page(pager: Pager, what: str, **params: str) -> Page:
+    """The first page of `pager`'s list with the query `params` added (what a filter test reads)."""
+    return pager.parse(pager.request(extra=list(params.items())), f"{what} {params}")

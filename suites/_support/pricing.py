@@ -13,9 +13,9 @@ from typing import Any
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
+from payconform.placeholders import fill
 
-from ..errors.idempotency_support import items
-from .factories import corridors, fill, success
+from .profile import corridors, items, success
 
 
 def pricing(contract: Contract) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""Shared steps of the events suite: the event catalog, registering a mailbox, reading the feed, and the
-checks every delivery must pass (Events > Delivery headers, Event envelope).
+"""Webhook deliveries to this test's mailbox: registering it, waiting for deliveries, and the checks every
+delivery must pass (Events > Delivery headers, Event envelope).
 
 A delivery is waited for by polling the mailbox; where the target has an operator clock, each poll first
 moves the organization's clock by zero seconds, which makes the reference's dispatcher run at once (a
@@ -10,44 +10,19 @@ target without a clock is simply polled for up to `DISPATCH_WAIT` seconds: "a de
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
-import yaml
-
-from payconform import paths
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status, fail
 from payconform.webhooks import Delivery, Mailbox, SignatureError, verify
 
-from ..endpoints.factories import success
-from ..endpoints.test_payouts import _problems as payout_problems
+from .instants import is_utc_instant
+from .profile import success
 
 DISPATCH_WAIT = 25.0
-INSTANT_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$")
 Flush = Callable[[], Any] | None
-
-
-@cache
-def catalog() -> dict[str, Any]:
-    with open(paths.contract_dir() / "catalog" / "events.yaml", encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
-
-
-def event_types() -> set[str]:
-    return {t["type"] for t in catalog()["types"]}
-
-
-def opt_in_types() -> list[str]:
-    """The event types an endpoint receives only when it lists them in `events` (checkout payments)."""
-    return [t["type"] for t in catalog()["types"] if t["opt_in"]]
-
-
-def row_of(type_: str) -> dict[str, Any]:
-    return next(t for t in catalog()["types"] if t["type"] == type_)
 
 
 def register(api: Api, contract: Contract, box: Mailbox, events: list[str] | None = None) -> tuple[dict, str]:
@@ -60,22 +35,6 @@ def register(api: Api, contract: Contract, box: Mailbox, events: list[str] | Non
     expect(isinstance(secret, str) and secret.startswith("whsec_"),
            f"the registration answer carries no `whsec_` secret (secret: {str(secret)[:10]!r}...)", ex)
     return body, secret
-
-
-def feed(api: Api, **params: str) -> list[dict[str, Any]]:
-    """Every event of the feed matching `params`, following `since=<last sequence>` (the profile's paging)."""
-    rows: list[dict[str, Any]] = []
-    query = dict(params)
-    for _ in range(50):
-        ex = api.op("listEvents", params=query)
-        expect_status(ex, 200, "reading the event feed")
-        page = ex.json.get("data") if isinstance(ex.json, dict) else None
-        expect(isinstance(page, list), "the feed answered no `data` list (the profile's envelope)", ex)
-        rows += page
-        if not page:
-            return rows
-        query["since"] = str(page[-1].get("sequence"))
-    return rows
 
 
 def parsed(delivery: Delivery) -> dict[str, Any]:
@@ -135,60 +94,10 @@ def checked(delivery: Delivery, secrets_: str | list[str], type_: str) -> dict[s
            f"`Svc-Webhook-Version` is {header_version!r}, not equal to body `apiVersion` {version!r}")
     expect(body.get("livemode", "(absent)") is False, f"a sandbox delivery carries `livemode: {body.get('livemode')!r}`")
     expect(body.get("type") == type_, f"the delivery's `type` is {body.get('type')!r}, not {type_!r}")
-    expect(created_utc(body.get("createdAt")), f"`createdAt` is {body.get('createdAt')!r}, not ISO 8601 UTC")
+    expect(is_utc_instant(body.get("createdAt")), f"`createdAt` is {body.get('createdAt')!r}, not ISO 8601 UTC")
     return body
-
-
-def data_problems(row: dict[str, Any], data: Any, payout_states: list[str]) -> list[str]:
-    """How an event's `data` falls short of its catalog row: the resource the spec shows (the flat
-    `WebhookPayout`, or the `approval` object), the values the row expects and the fields it names."""
-    if not isinstance(data, dict):
-        return [f"`data` is {type(data).__name__}, not an object"]
-    problems: list[str] = []
-    if row.get("schema") == "WebhookPayout":
-        # A returned payload keeps `completedAt` (Resources > Payout), although its status reads `failed`.
-        problems += [p for p in payout_problems(data, data, payout_states)
-                     if not (row["type"] == "payout.returned" and p.startswith("`completedAt`"))]
-    if row.get("schema") == "PayoutApproval":
-        approval = data.get("approval")
-        missing = [f for f in catalog()["approval_fields"] if not isinstance(approval, dict) or f not in approval]
-        problems += [f"`data.approval` lacks {missing}"] if missing else []
-    if row.get("expect") and not contains(data, row["expect"]):
-        problems.append(f"`data` does not carry {row['expect']}")
-    problems += [f"`data` has no `{path}`" for path in row.get("present") or () if _at(data, path) is None]
-    return problems
-
-
-def _at(data: Any, path: str) -> Any:
-    for part in path.split("."):
-        data = data.get(part) if isinstance(data, dict) else None
-    return data
-
-
-def walk_problems(types: list[str], moves: list[list[str | None]]) -> list[str]:
-    """Where a sequence of event types (feed order) leaves the machine's `event_moves` (None: the first)."""
-    allowed = {tuple(m) for m in moves}
-    pairs = zip([None, *types], types)
-    return [f"{before or '(first)'} -> {after}" for before, after in pairs if (before, after) not in allowed]
 
 
 def _headers(delivery: Delivery) -> dict[str, str]:
     names = ("whk-id", "whk-timestamp", "whk-signature", "Svc-Webhook-Version")
     return {n: (delivery.header(n) or "(absent)")[:60] for n in names}
-
-
-def by_id(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {r.get("id"): r for r in rows if isinstance(r, dict)}
-
-
-def created_utc(value: Any) -> bool:
-    return isinstance(value, str) and INSTANT_UTC.match(value) is not None
-
-
-def contains(whole: Any, part: Any) -> bool:
-    """Whether `whole` carries everything `part` does (extra fields in objects tolerated, recursively)."""
-    if isinstance(part, dict):
-        return isinstance(whole, dict) and all(k in whole and contains(whole[k], v) for k, v in part.items())
-    if isinstance(part, list):
-        return isinstance(whole, list) and len(whole) == len(part) and all(map(contains, whole, part))
-    return type(whole) is type(part) and whole == part

@@ -1,5 +1,4 @@
-"""Payouts held for approvers: the 202 `pending_approval` answer, the approval read with an API key, and the
-payouts (not) made from it.
+"""Payouts held for approvers: the 202 `pending_approval` answer and the approval read with an API key.
 
 What makes a payout need approval and the 202 body come from the profile (`sandbox.approval`): the spec
 shows the 202 with `pending_approval` but neither the threshold nor the body. Decisions are dashboard
@@ -15,9 +14,9 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from ..endpoints.factories import fund_sandbox
-from ..errors.idempotency_support import payouts_with_reference
-from .payout_support import Unique, payout_body, scenario_destination
+from .balance import fund_sandbox
+from .payouts import payout_body, scenario_destination
+from .types import Unique
 
 
 class Held(NamedTuple):
@@ -59,8 +58,3 @@ def read_approval(api: Api, approval_id: str) -> Exchange:
     expect(isinstance(ex.json, dict) and ex.json.get("id") == approval_id,
            f"GET /payouts/approvals/{approval_id} answered another approval or no `id`", ex)
     return ex
-
-
-def paid(api: Api, contract: Contract, reference: str) -> list[dict]:
-    """The payouts made with `reference` (GET /orders?reference=)."""
-    return payouts_with_reference(api, contract, reference)

@@ -1,4 +1,4 @@
-"""Payout batches (runs) for the batch state, endpoint, error and event suites.
+"""Payout batches (runs): made, read, moved along the profile's timeline, confirmed and canceled.
 
 The spec shows neither the request body of a run nor its id field, timing or sandbox triggers: all come from
 the profile (`createPayoutBatch.body`, `sandbox.batch`). A run's lines are shaped like the profile's first
@@ -14,14 +14,12 @@ from typing import Any, NamedTuple
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
+from payconform.placeholders import fill
 
-from ..endpoints.factories import fill, scalars, success
-from ..errors.idempotency_support import (
-    items,
-    payable_destination,
-    payouts_with_reference,
-)
-from .payout_support import Unique, machine
+from .answers import scalars
+from .payouts import payable_destination, payouts_with_reference
+from .profile import items, success
+from .types import Unique
 
 NOWHERE = "no-such-destination-account"  # names no payable account: the profile's `invalid_line`
 
@@ -39,7 +37,7 @@ def profile(contract: Contract) -> dict[str, Any]:
 
 def statuses(contract: Contract) -> list[str]:
     """The batch statuses of the spec (Resources > Payout batch and items), from the transition catalog."""
-    return list(machine("payout_batch", contract)["states"])
+    return list(contract.machine("payout_batch")["states"])
 
 
 def line(contract: Contract, destination: str, reference: str, **fields: Any) -> dict[str, Any]:

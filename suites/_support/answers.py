@@ -1,0 +1,77 @@
+"""Reading JSON answers whose inner shape the spec does not show: every scalar, a named member, an `errors`
+entry naming a field, and "carries at least this"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from payconform.client import Exchange
+from payconform.expect import expect
+
+
+def scalars(obj: Any) -> Iterator[str]:
+    """Every string or number inside a JSON value, as text (for "does the answer carry X" checks)."""
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from scalars(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from scalars(v)
+    elif isinstance(obj, (str, int, float)) and not isinstance(obj, bool):
+        yield str(obj)
+
+
+def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(path, value) for every scalar inside ``value``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaves(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from leaves(item, f"{path}[{index}]")
+    else:
+        yield path, value
+
+
+def member(ex: Exchange, *path: str | int) -> Any:
+    """The value at ``path`` in the exchange's JSON body; a failure naming the path when it is missing."""
+    value: Any = ex.json
+    for depth, step in enumerate(path):
+        here = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[: depth + 1]).lstrip(".")
+        present = (isinstance(step, int) and isinstance(value, list) and 0 <= step < len(value)) or (
+            isinstance(step, str) and isinstance(value, dict) and step in value)
+        expect(present, f"the answer has no `{here}`", ex)
+        value = value[step]
+    return value
+
+
+def names_field(errors: Any, field: str) -> bool:
+    """Whether a body's `errors` array has an entry naming ``field``.
+
+    The spec names the content ("a field name such as `cursor` with a reason") but not the entry's keys,
+    so any string of an entry counts when it is the field's name or a path ending in it (`body.unitAmount`).
+    """
+    if not isinstance(errors, list):
+        return False
+    path_end = re.compile(rf"(^|[.\[/]){re.escape(field)}\]?$")
+    for entry in errors:
+        values = entry.values() if isinstance(entry, dict) else [entry]
+        if any(isinstance(v, str) and path_end.search(v) for v in values):
+            return True
+    return False
+
+
+def contains(whole: Any, part: Any) -> bool:
+    """Whether `whole` carries everything `part` does (extra fields in objects tolerated, recursively)."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(k in whole and contains(whole[k], v) for k, v in part.items())
+    if isinstance(part, list):
+        return isinstance(whole, list) and len(whole) == len(part) and all(map(contains, whole, part))
+    return type(whole) is type(part) and whole == part
+
+
+def by_id(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Rows keyed by their `id`."""
+    return {r.get("id"): r for r in rows if isinstance(r, dict)}

@@ -1,0 +1,115 @@
+"""Checkout links driven through the API: made from a product, published, paused, read, and brought into
+each state of the Checkout link table.
+
+Link create/read/update/list are profile operations (their paths are not shown). What moves a link to
+`expired` is not shown either: the suite follows the profile (`sandbox.checkout_link_expiry`: a sent link
+whose `expiresAt` has passed), so an `expired` link needs a fresh organization whose clock the operator moves
+past `expiresAt`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+from payconform.placeholders import fill
+
+from .products import create_product
+from .profile import success
+from .types import Unique
+
+LINK_LIFETIME = 120  # seconds between "now" on the organization's clock and a link's expiresAt
+
+
+def link_exchange(api: Api, contract: Contract, product_id: str, **fields: Any) -> Exchange:
+    """Create a checkout link from one product through the profile's `createCheckoutLink`; `fields` override
+    the body."""
+    template = contract.operation("createCheckoutLink").get("body") or {"productId": "{productId}"}
+    body = fill(template, {"productId": product_id})
+    body.update(fields)
+    return api.op("createCheckoutLink", json=body)
+
+
+def create_link(api: Api, contract: Contract, product_id: str, **fields: Any) -> dict[str, Any]:
+    """A new link (the created object, a draft) from one product."""
+    ex = link_exchange(api, contract, product_id, **fields)
+    expect_status(ex, success(contract, "createCheckoutLink"), "creating a checkout link from a product")
+    expect(isinstance(ex.json, dict) and isinstance(ex.json.get("id"), str), "the created link has no `id`", ex)
+    return ex.json
+
+
+def new_link(api: Api, contract: Contract, unique: Unique, total: str = "150.00", **fields: Any) -> Exchange:
+    """Create a link (profile body) from a fresh product priced `total`; `fields` override the body."""
+    product = create_product(api, contract, unique, unitAmount=total)
+    return link_exchange(api, contract, product["id"], **fields)
+
+
+def draft(api: Api, contract: Contract, unique: Unique, total: str = "150.00", **fields: Any) -> dict[str, Any]:
+    """A new link (`draft`) from a fresh product priced `total`."""
+    product = create_product(api, contract, unique, unitAmount=total)
+    return create_link(api, contract, product["id"], **fields)
+
+
+def publish(api: Api, link_id: str) -> Exchange:
+    return api.op("publishCheckoutLink", linkId=link_id)
+
+
+def pause(api: Api, link_id: str) -> Exchange:
+    return api.op("pauseCheckoutLink", linkId=link_id)
+
+
+def read_link(api: Api, link_id: str) -> dict[str, Any]:
+    ex = api.op("getCheckoutLink", linkId=link_id)
+    expect_status(ex, 200, "reading the link")
+    return ex.json
+
+
+def sent_link(api: Api, contract: Contract, unique: Unique, total: str = "150.00", **fields: Any) -> dict[str, Any]:
+    """A published link (`sent`)."""
+    link = draft(api, contract, unique, total, **fields)
+    ex = publish(api, link["id"])
+    expect_status(ex, 200, "publishing a draft")
+    expect(ex.json.get("status") == "sent", f"the published link reads status {ex.json.get('status')!r}", ex)
+    return ex.json
+
+
+def org_now(clock: Any, org_id: str) -> datetime:
+    """The organization's current instant, as the operator clock reports it."""
+    return datetime.fromisoformat(str(clock.advance(org_id, 0)))
+
+
+def expiring_draft(api: Api, contract: Contract, unique: Unique, clock: Any, total: str = "150.00") -> dict[str, Any]:
+    """A draft whose `expiresAt` is LINK_LIFETIME seconds ahead on its organization's clock."""
+    at = org_now(clock, api.org_id) + timedelta(seconds=LINK_LIFETIME)
+    return draft(api, contract, unique, total, expiresAt=at.isoformat().replace("+00:00", "Z"))
+
+
+def let_expire(clock: Any, org_id: str) -> None:
+    clock.advance(org_id, 2 * LINK_LIFETIME)
+
+
+def link_in(state: str, request: pytest.FixtureRequest, contract: Contract, unique: Unique) -> tuple[Api, dict]:
+    """(client, link) with the link in `state`; `expired` uses a fresh organization and its clock."""
+    if state == "expired":
+        org, clock = request.getfixturevalue("fresh_org")(), request.getfixturevalue("clock")
+        api = org.api
+        link = expiring_draft(api, contract, unique, clock)
+        expect_status(publish(api, link["id"]), 200, "publishing the draft before it expires")
+        let_expire(clock, org.org_id)
+        link = read_link(api, link["id"])
+        expect(link.get("status") == "expired",
+               f"a sent link read after its expiresAt passed has status {link.get('status')!r}; the profile"
+               " (sandbox.checkout_link_expiry) assumes it is `expired`")
+        return api, link
+    api = request.getfixturevalue("api")
+    link = draft(api, contract, unique)
+    if state in ("sent", "cancelled"):
+        expect_status(publish(api, link["id"]), 200, "publishing the draft")
+    if state == "cancelled":
+        expect_status(pause(api, link["id"]), 200, "pausing the link")
+    return api, read_link(api, link["id"])

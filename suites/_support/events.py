@@ -1,0 +1,73 @@
+"""Events as data and as the feed: the event catalog's types (`contract/catalog/events.yaml`, read through
+the run's contract), reading the feed, and how an event's `data` or a walk of event types falls short of the
+catalog."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from payconform.client import Api
+from payconform.contract import run_contract
+from payconform.expect import expect, expect_status
+
+from .answers import contains
+from .payouts import payout_problems
+
+
+def event_types() -> set[str]:
+    return {t["type"] for t in run_contract().events["types"]}
+
+
+def opt_in_types() -> list[str]:
+    """The event types an endpoint receives only when it lists them in `events` (checkout payments)."""
+    return [t["type"] for t in run_contract().events["types"] if t["opt_in"]]
+
+
+def feed(api: Api, **params: str) -> list[dict[str, Any]]:
+    """Every event of the feed matching `params`, following `since=<last sequence>` (the profile's paging)."""
+    rows: list[dict[str, Any]] = []
+    query = dict(params)
+    for _ in range(50):
+        ex = api.op("listEvents", params=query)
+        expect_status(ex, 200, "reading the event feed")
+        page = ex.json.get("data") if isinstance(ex.json, dict) else None
+        expect(isinstance(page, list), "the feed answered no `data` list (the profile's envelope)", ex)
+        rows += page
+        if not page:
+            return rows
+        query["since"] = str(page[-1].get("sequence"))
+    return rows
+
+
+def data_problems(row: dict[str, Any], data: Any, payout_states: list[str]) -> list[str]:
+    """How an event's `data` falls short of its catalog row: the resource the spec shows (the flat
+    `WebhookPayout`, or the `approval` object), the values the row expects and the fields it names."""
+    if not isinstance(data, dict):
+        return [f"`data` is {type(data).__name__}, not an object"]
+    problems: list[str] = []
+    if row.get("schema") == "WebhookPayout":
+        # A returned payload keeps `completedAt` (Resources > Payout), although its status reads `failed`.
+        problems += [p for p in payout_problems(data, data, payout_states)
+                     if not (row["type"] == "payout.returned" and p.startswith("`completedAt`"))]
+    if row.get("schema") == "PayoutApproval":
+        approval = data.get("approval")
+        missing = [f for f in run_contract().events["approval_fields"]
+                   if not isinstance(approval, dict) or f not in approval]
+        problems += [f"`data.approval` lacks {missing}"] if missing else []
+    if row.get("expect") and not contains(data, row["expect"]):
+        problems.append(f"`data` does not carry {row['expect']}")
+    problems += [f"`data` has no `{path}`" for path in row.get("present") or () if _at(data, path) is None]
+    return problems
+
+
+def _at(data: Any, path: str) -> Any:
+    for part in path.split("."):
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def walk_problems(types: list[str], moves: list[list[str | None]]) -> list[str]:
+    """Where a sequence of event types (feed order) leaves the machine's `event_moves` (None: the first)."""
+    allowed = {tuple(m) for m in moves}
+    pairs = zip([None, *types], types)
+    return [f"{before or '(first)'} -> {after}" for before, after in pairs if (before, after) not in allowed]

@@ -1,0 +1,34 @@
+"""Keyed writes for the idempotency, duplicate-guard and limits suites: product creates under an exact
+`Idempotency-Key`, what a key that was taken as a key may answer, and the comparison of a replay with its
+original."""
+
+from __future__ import annotations
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect_error, expect_status
+
+from .products import product_body
+from .profile import success
+from .types import Unique
+
+KEY_CONFLICT_TYPES = ("IDEMPOTENCY_KEY_CONFLICT", "IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS")
+
+
+def same_response(first: Exchange, again: Exchange) -> bool:
+    """Whether ``again`` repeats ``first``: same status, and every field of the first body unchanged."""
+    a, b = first.json, again.json
+    return first.status == again.status and isinstance(b, dict) and all(b.get(k) == v for k, v in a.items())
+
+
+def keyed_product(api: Api, contract: Contract, unique: Unique, key: str) -> Exchange:
+    """A product create (a checkout write, so keyed) sent with exactly ``key`` as `Idempotency-Key`."""
+    return api.op("createCheckoutProduct", json=product_body(contract, unique), idempotency_key=key)
+
+
+def expect_key_accepted(ex: Exchange, contract: Contract, what: str) -> None:
+    """The key was taken as a key: the write ran, or (a short key used before) the key is known (409)."""
+    if ex.status == 409:
+        expect_error(ex, 409, KEY_CONFLICT_TYPES, f"{what}; a key already in use may answer 409")
+    else:
+        expect_status(ex, success(contract, "createCheckoutProduct"), what)

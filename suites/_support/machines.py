@@ -1,0 +1,78 @@
+"""Driving the payout state machine of `contract/catalog/transitions.yaml` through the sandbox.
+
+A walk reads the payout through the spec's authoritative read (`GET /orders/{payoutId}`) after every step of
+the organization's clock and keeps every answer, so a test can check both where the payout ended and that it
+never moved backwards on the way. How far to move the clock is the profile's (`sandbox.payout_scenarios`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, NamedTuple
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract, run_contract
+from payconform.expect import expect
+
+from .payouts import read_payout, timeline
+
+
+def scenario_rows(name: str = "payout") -> list[tuple[dict, str, bool]]:
+    """(row, scenario, move expected) for every catalog row the sandbox drives through a payout scenario."""
+    cases = []
+    for row in run_contract().machine(name)["rows"]:
+        sandbox = row.get("sandbox") or {}
+        cases += [(row, s, True) for s in sandbox.get("scenarios") or ()]
+        cases += [(row, s, False) for s in sandbox.get("skipped_by") or ()]
+    return cases
+
+
+class Reading(NamedTuple):
+    elapsed: float
+    ex: Exchange
+
+    @property
+    def body(self) -> dict[str, Any]:
+        return self.ex.json
+
+    @property
+    def status(self) -> Any:
+        return self.ex.json.get("status")
+
+
+def walk(api: Api, clock: Any, org_id: str, contract: Contract, payout_id: str, *, reads_per_step: int = 1,
+         seconds: float | None = None) -> list[Reading]:
+    """Reads the payout now and after every profile step of the organization's clock, up to `seconds`
+    (default: the profile's `settle_seconds`)."""
+    tl = timeline(contract)
+    step, end = float(tl["step_seconds"]), float(seconds if seconds is not None else tl["settle_seconds"])
+    readings, elapsed = [], 0.0
+    while True:
+        readings += [Reading(elapsed, read_payout(api, payout_id)) for _ in range(reads_per_step)]
+        if elapsed >= end:
+            return readings
+        clock.advance(org_id, step)
+        elapsed += step
+
+
+def path(readings: list[Reading]) -> list[Any]:
+    """The statuses seen, consecutive repeats collapsed."""
+    seen: list[Any] = []
+    for r in readings:
+        if not seen or seen[-1] != r.status:
+            seen.append(r.status)
+    return seen
+
+
+def expect_forward_only(readings: list[Reading], contract: Contract) -> None:
+    """Every change between two consecutive reads is a move of the payout table (never backwards)."""
+    moves = {tuple(m) for m in contract.machine("payout")["moves"]}
+    for before, after in itertools.pairwise(readings):
+        if before.status != after.status:
+            expect((before.status, after.status) in moves,
+                   f"the payout moved from {before.status!r} to {after.status!r} between two reads "
+                   f"({after.elapsed:.0f} s after creation); the payout table has no such move", after.ex)
+
+
+def first(readings: list[Reading], status: str) -> Reading | None:
+    return next((r for r in readings if r.status == status), None)

@@ -1,0 +1,71 @@
+"""Checkout payments simulated on links, forced to an outcome, listed, read and refunded.
+
+The sandbox totals that pick a payment scenario (`.02` settles later, `.04` is charged back) come from the
+profile's `sandbox.checkout_payment`, which quotes the spec; the refund amount's field name is the profile's
+too. Payment reads are in base units (see `money.base_amount`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+
+from .checkout import sent_link
+from .profile import items
+from .types import Unique
+
+
+def example_total(contract: Contract, scenario: str) -> str:
+    """A link total for `paid`, `settles_later` or `charged_back` (profile `sandbox.checkout_payment`)."""
+    return str(contract.profile["sandbox"]["checkout_payment"]["example_totals"][scenario])
+
+
+def simulate(api: Api, link_id: str, reference: str, **headers_and_kw: Any) -> Exchange:
+    return api.op("simulateCheckoutPayment", linkId=link_id,
+                  json={"reference": reference, "clientReferenceId": reference}, **headers_and_kw)
+
+
+def payment(api: Api, contract: Contract, unique: Unique, total: str = "150.00") -> tuple[str, dict[str, Any]]:
+    """(link id, payment): a simulated payment on a fresh sent link priced `total`."""
+    link = sent_link(api, contract, unique, total)
+    ex = simulate(api, link["id"], unique("pref"))
+    expect_status(ex, 200, "simulating a payment on a sent link")
+    expect(isinstance(ex.json, dict) and isinstance(ex.json.get("id"), str), "the simulated payment has no `id`", ex)
+    return link["id"], ex.json
+
+
+def force(api: Api, payment_id: str, action: str) -> Exchange:
+    return api.op("simulateCheckoutPaymentOutcome", paymentId=payment_id, json={"action": action})
+
+
+def list_payments(api: Api, link_id: str, **params: Any) -> Exchange:
+    ex = api.op("listCheckoutPayments", linkId=link_id, params=params or None)
+    expect_status(ex, 200, f"listing the payments of a link with {params or 'no parameters'}")
+    return ex
+
+
+def read_payment(api: Api, contract: Contract, link_id: str, payment_id: str) -> dict[str, Any]:
+    """The payment as the authoritative read (GET /links/{linkId}/payments) shows it."""
+    ex = list_payments(api, link_id, limit="100")
+    found = [p for p in page_items(contract, ex) if isinstance(p, dict) and p.get("id") == payment_id]
+    expect(len(found) == 1, f"payment {payment_id!r} is listed {len(found)} times on its link", ex)
+    return found[0]
+
+
+def refund_body(contract: Contract, amount_base: str | None) -> dict[str, Any]:
+    """The refund body: the profile's amount field (base units), omitted to refund the rest."""
+    template = contract.operation("refundCheckoutPayment").get("body") or {"amount": ""}
+    field = next(iter(template))
+    return {} if amount_base is None else {field: amount_base}
+
+
+def refund(api: Api, contract: Contract, payment_id: str, amount_base: str | None = None, **kw: Any) -> Exchange:
+    return api.op("refundCheckoutPayment", paymentId=payment_id, json=refund_body(contract, amount_base), **kw)
+
+
+def page_items(contract: Contract, ex: Exchange) -> list[dict[str, Any]]:
+    """The payments of a `listCheckoutPayments` page (where the profile says the items are)."""
+    return items(contract, "listCheckoutPayments", ex)

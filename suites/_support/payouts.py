@@ -1,0 +1,164 @@
+"""Payouts made through the profile, read back through the spec's reads, and checked against the
+`WebhookPayout` fields.
+
+The `createPayout` body is not shown: it is the profile's example. The sandbox scenario of a payout is chosen
+by the last four characters of the recipient's account identifier (profile `sandbox.payout_scenarios`), so a
+payout in a scenario goes to a new recipient whose account ends in it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+from payconform.placeholders import fill
+
+from .accounts import method_body, with_account_tail
+from .balance import fund_sandbox
+from .instants import is_instant
+from .money import is_decimal_string
+from .profile import corridors, items, setup_call, success
+from .recipients import create_recipient, first_destination, post_recipient, recipient_body
+from .types import Unique
+
+DEFAULT = "default"
+
+
+def timeline(contract: Contract) -> dict[str, Any]:
+    """The profile's payout timeline: how far to move the clock per step and until every scenario settled."""
+    return contract.profile["sandbox"]["payout_scenarios"]["timeline"]
+
+
+def payout_body(contract: Contract, destination: str, reference: str, **fields: Any) -> dict[str, Any]:
+    """The profile's `createPayout` body to `destination` under the caller `reference`; `fields` override."""
+    body = fill(contract.operation("createPayout").get("body") or {},
+                {"destinationAccountId": destination, "unique": reference})
+    body.update(fields)
+    return body
+
+
+def scenario_destination(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
+                         method: dict[str, Any] | None = None) -> str:
+    """Tops up the balance and creates a recipient whose account identifier ends in `scenario`;
+    returns the `destinationAccountId` to pay (the profile's default account picks no scenario). `method`
+    (a `method_body`) replaces the profile's example payment method."""
+    fund_sandbox(api, contract)
+    body = recipient_body(contract, unique)
+    if method is not None:
+        body["paymentMethod"] = method
+    if scenario != DEFAULT:
+        details = body["paymentMethod"]["recipientDetails"]
+        body["paymentMethod"]["recipientDetails"] = with_account_tail(details, scenario)
+    return first_destination(post_recipient(api, contract, body).json)
+
+
+def payable_destination(api: Api, contract: Contract, unique: Unique) -> str:
+    """Tops up the sandbox balance and creates a recipient; the `destinationAccountId` to pay."""
+    fund_sandbox(api, contract)
+    return first_destination(create_recipient(api, contract, unique))
+
+
+def pay(api: Api, contract: Contract, unique: Unique, destination_account_id: str) -> Exchange:
+    """A payout through the profile's `createPayout` body to `destination_account_id` (any answer)."""
+    return api.op("createPayout", json=payout_body(contract, destination_account_id, unique("po")))
+
+
+def create_payout(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
+                  reference: str | None = None) -> Exchange:
+    """A payout in `scenario`, which must be accepted as a payout (2xx with a `payoutId`); `reference` gives
+    it that caller reference instead of a unique one."""
+    payload = payout_body(contract, scenario_destination(api, contract, unique, scenario), reference or unique("ref"))
+    ex = api.op("createPayout", json=payload)
+    expect_status(ex, success(contract, "createPayout") - {202}, "creating a payout below any approval threshold")
+    expect(isinstance(ex.json, dict) and isinstance(ex.json.get("payoutId"), str),
+           "the accepted payout carries no `payoutId`", ex)
+    return ex
+
+
+def keyed_payout(api: Api, contract: Contract, payload: dict, key: str, **kw: Any) -> Exchange:
+    """A payout under the Idempotency-Key ``key`` that must be accepted and end in a payout (`payoutId`)."""
+    ex = setup_call(api, contract, "createPayout", json=payload, idempotency_key=key, **kw)
+    expect(isinstance(ex.json.get("payoutId"), str), "the accepted payout carries no `payoutId`", ex)
+    return ex
+
+
+def read_payout(api: Api, payout_id: str) -> Exchange:
+    """GET /orders/{payoutId}: 200 and that payout."""
+    ex = api.op("getOrder", payoutId=payout_id)
+    expect_status(ex, 200, "reading the payout with GET /orders/{payoutId}")
+    expect(isinstance(ex.json, dict) and ex.json.get("payoutId") == payout_id,
+           f"GET /orders/{payout_id} answered another payout or no `payoutId`", ex)
+    return ex
+
+
+def payouts_with_reference(api: Api, contract: Contract, reference: str) -> list[dict]:
+    """The payouts `GET /orders?reference=` finds for ``reference``."""
+    ex = api.op("listOrders", params={"reference": reference})
+    expect_status(ex, 200, "GET /orders?reference=")
+    return items(contract, "listOrders", ex)
+
+
+def crypto_corridor(contract: Contract) -> str:
+    """The first crypto corridor of the profile (the profile funds crypto payouts from the own wallet)."""
+    return next(name for name, row in corridors(contract).items() if row.get("kind") == "crypto")
+
+
+def crypto_payout_body(api: Api, contract: Contract, unique: Unique) -> dict[str, Any]:
+    """A payout body to a new recipient of the profile's first crypto corridor."""
+    corridor = crypto_corridor(contract)
+    recipient = create_recipient(api, contract, unique, paymentMethod=method_body(contract, corridor))
+    return payout_body(contract, first_destination(recipient), unique("ref"),
+                       destinationCurrency=corridors(contract)[corridor]["currency"])
+
+
+def create_self_funded(api: Api, contract: Contract, unique: Unique) -> Exchange:
+    """A payout waiting on the organization's own funds (profile `sandbox.self_funded`: a crypto payout made
+    with a key holding `crypto_payouts`); it must be accepted with `requiresFunding: true`."""
+    ex = api.op("createPayout", json=crypto_payout_body(api, contract, unique))
+    expect_status(ex, success(contract, "createPayout") - {202}, "creating a self-funded payout")
+    expect(isinstance(ex.json, dict) and isinstance(ex.json.get("payoutId"), str),
+           "the accepted payout carries no `payoutId`", ex)
+    return ex
+
+
+def tx_hash(last_four: str = "") -> str:
+    """An EVM-shaped transaction hash whose last four digits pick the sandbox outcome (profile
+    `sandbox.funding_hash`); without `last_four`, one that picks none (accepted)."""
+    tail = last_four or secrets.choice(["7a1c", "9e3f", "b00b", "c0de"])
+    return "0x" + secrets.token_hex(30) + tail
+
+
+def payout_problems(payout: dict[str, Any], sent: dict[str, Any], states: list[str]) -> list[str]:
+    """How a payout falls short of the `WebhookPayout` fields (types, decimal strings, the caller's values)."""
+    problems = []
+
+    def check(ok: bool, what: str) -> None:
+        if not ok:
+            problems.append(what)
+
+    def decimal(name: str, value: Any) -> None:
+        check(is_decimal_string(value), f"`{name}` is {value!r}, not a decimal string")
+
+    check(isinstance(payout.get("payoutId"), str) and payout.get("payoutId"), "`payoutId` is not a string")
+    check(payout.get("status") in states, f"`status` is {payout.get('status')!r}, not one of {states}")
+    check(isinstance(payout.get("requiresFunding"), bool), "`requiresFunding` is not a boolean")
+    for name in ("sourceAmount", "destinationAmount", "rate"):
+        decimal(name, payout.get(name))
+    for name in ("sourceCurrency", "destinationCurrency", "destinationAccountId", "endUserId"):
+        check(isinstance(payout.get(name), str) and payout.get(name), f"`{name}` is {payout.get(name)!r}, not a string")
+    fee = payout.get("fee")
+    check(isinstance(fee, dict) and isinstance(fee.get("currency"), str), f"`fee` is {fee!r}, not {{currency, amount}}")
+    if isinstance(fee, dict):
+        decimal("fee.amount", fee.get("amount"))
+    end_user = payout.get("endUser")
+    check(isinstance(end_user, dict) and isinstance(end_user.get("id"), str), f"`endUser` is {end_user!r}, not {{id}}")
+    check(is_instant(payout.get("createdAt")),
+          f"`createdAt` is {payout.get('createdAt')!r}, not an ISO 8601 instant")
+    check("completedAt" in payout and payout.get("completedAt") is None or payout.get("status") == "completed",
+          f"`completedAt` is {payout.get('completedAt', '(absent)')!r}, not null before completion")
+    for name in ("reference", "destinationAccountId", "sourceCurrency", "destinationCurrency"):
+        check(payout.get(name) == sent.get(name), f"`{name}` is {payout.get(name)!r}, but {sent.get(name)!r} was sent")
+    return problems

@@ -1,0 +1,41 @@
+"""Checkout products made through the profile's `createCheckoutProduct` body with a unique name (product
+names are unique among active products, so a name also tells whether a create ran)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+from payconform.placeholders import fill
+
+from .profile import items, setup_call
+from .types import Unique
+
+
+def product_body(contract: Contract, unique: Unique, **fields: Any) -> dict[str, Any]:
+    """The profile's `createCheckoutProduct` body with a unique name; `fields` override."""
+    template = contract.operation("createCheckoutProduct").get("body") or {}
+    body = fill(template, {"unique": unique("prod")})
+    body.update(fields)
+    return body
+
+
+def post_product(api: Api, body: dict[str, Any]) -> Exchange:
+    """Create a product from `body`; the 201 answer, which carries an `id`."""
+    ex = api.op("createCheckoutProduct", json=body)
+    expect_status(ex, 201, "creating a product")
+    expect(isinstance(ex.json, dict) and isinstance(ex.json.get("id"), str), "the created product has no `id`", ex)
+    return ex
+
+
+def create_product(api: Api, contract: Contract, unique: Unique, **fields: Any) -> dict[str, Any]:
+    """A new product (the created object) from `product_body(contract, unique, **fields)`."""
+    return post_product(api, product_body(contract, unique, **fields)).json
+
+
+def products_named(api: Api, contract: Contract, name: str) -> list[dict]:
+    """Products called ``name`` on the first page of the product list (for small, fresh organizations)."""
+    ex = setup_call(api, contract, "listCheckoutProducts")
+    return [p for p in items(contract, "listCheckoutProducts", ex) if p.get("name") == name]

@@ -1,0 +1,52 @@
+"""What the profile says of an operation the spec does not fully show: its success statuses, its example
+body, where a list answer keeps its items, and the payment corridors. A failure on these reads "the target
+differs from the profile", so they are read in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+from payconform.placeholders import fill
+
+
+def success(contract: Contract, op_id: str) -> set[int]:
+    """The statuses the profile accepts as success for `op_id` (200 or 201 when it names none)."""
+    return set(contract.operation(op_id).get("success") or [200, 201])
+
+
+def example_body(contract: Contract, op_id: str, **values: str) -> Any:
+    """The profile's example body of `op_id` with its `{name}` placeholders filled from `values`."""
+    return fill(contract.operation(op_id).get("body") or {}, values)
+
+
+def setup_call(api: Api, contract: Contract, op_id: str, **kw: Any) -> Exchange:
+    """Call `op_id` and require one of its success statuses (a setup step, reported with what was answered)."""
+    ex = api.op(op_id, **kw)
+    expect_status(ex, success(contract, op_id), f"setup: {op_id}")
+    return ex
+
+
+def items(contract: Contract, op_id: str, ex: Exchange) -> list[dict]:
+    """The items of a list answer, where the profile's `page.items` says they are."""
+    key = (contract.operation(op_id).get("page") or {}).get("items", "data")
+    data = ex.json if key is None else (ex.json.get(key) if isinstance(ex.json, dict) else None)
+    expect(isinstance(data, list), f"the list answer has no `{key}` array", ex)
+    return data
+
+
+def corridors(contract: Contract) -> dict[str, dict]:
+    """The profile's payment corridors by name (kind, currency, example account)."""
+    return dict(contract.profile.get("corridors") or {})
+
+
+def corridor_of(contract: Contract, method: dict[str, Any]) -> str:
+    """The profile corridor of a method: the one of its currency, else the first of its kind."""
+    rows = corridors(contract)
+    for key in ("currency", "kind"):
+        match = next((name for name, row in rows.items() if row.get(key) == method.get(key)), None)
+        if match is not None:
+            return match
+    return next(iter(rows))

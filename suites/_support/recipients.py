@@ -1,0 +1,95 @@
+"""Recipients (beneficiaries) and their payment methods, made through the profile.
+
+`createBeneficiary` is not shown by the spec: its body is the profile's example with a unique name, external
+id and account; payment method bodies use the spec's shape with the profile's corridor examples.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from payconform.client import Api, Exchange
+from payconform.contract import Contract
+from payconform.expect import expect, expect_status
+from payconform.placeholders import fill, leading_digits
+
+from .accounts import method_body
+from .profile import corridor_of, success
+from .types import Unique
+
+
+def recipient_body(contract: Contract, unique: Unique, **fields: Any) -> dict[str, Any]:
+    """The profile's `createBeneficiary` body with a unique name, external id and account; `fields` override
+    (`paymentMethod=method_body(contract, corridor)` for another corridor)."""
+    template = contract.operation("createBeneficiary").get("body") or {}
+    body = fill(template, {"unique": unique("rcp"), "unique digits": leading_digits()})
+    body.update(fields)
+    return body
+
+
+def post_recipient(api: Api, contract: Contract, body: dict[str, Any]) -> Exchange:
+    """Create a recipient from `body` through the profile; the success answer, which carries an `id`."""
+    ex = api.op("createBeneficiary", json=body)
+    expect_status(ex, success(contract, "createBeneficiary"), "creating a recipient")
+    expect(isinstance(ex.json, dict) and isinstance(ex.json.get("id"), str), "the created recipient has no `id`", ex)
+    return ex
+
+
+def create_recipient(api: Api, contract: Contract, unique: Unique, **fields: Any) -> dict[str, Any]:
+    """A new recipient (the created object) from `recipient_body(contract, unique, **fields)`."""
+    return post_recipient(api, contract, recipient_body(contract, unique, **fields)).json
+
+
+def read_recipient(api: Api, recipient_id: str) -> dict[str, Any]:
+    """GET /{recipientId}: 200 and that recipient."""
+    ex = api.op("getBeneficiary", recipientId=recipient_id)
+    expect_status(ex, 200, "reading the recipient")
+    expect(isinstance(ex.json, dict) and ex.json.get("id") == recipient_id,
+           f"reading recipient {recipient_id!r} answered {ex.json!r}", ex)
+    return ex.json
+
+
+def add_method(api: Api, recipient_id: str, body: dict[str, Any]) -> Exchange:
+    return api.op("addBeneficiaryMethod", recipientId=recipient_id, json=body)
+
+
+def add_method_body(contract: Contract) -> dict:
+    """An add-payment-method body in the corridor of the profile's example, on a fresh account."""
+    return method_body(contract, corridor_of(contract, contract.operation("addBeneficiaryMethod").get("body") or {}))
+
+
+def method_ids(recipient: dict[str, Any]) -> list[str]:
+    return [m.get("id") for m in recipient.get("paymentMethods") or [] if isinstance(m, dict)]
+
+
+def find_method(recipient: dict[str, Any], method_id: str) -> dict[str, Any] | None:
+    return next((m for m in recipient.get("paymentMethods") or [] if isinstance(m, dict) and m.get("id") == method_id),
+                None)
+
+
+def added_method(ex: Exchange) -> dict[str, Any]:
+    """The method an add-method answer names in `method` (an object with `id`, or the id itself)."""
+    expect_status(ex, 201, "adding a payment method")
+    named = ex.json.get("method") if isinstance(ex.json, dict) else None
+    method_id = named.get("id") if isinstance(named, dict) else named
+    expect(isinstance(method_id, str),
+           f"the add-method answer does not name the new method in `method` (got {named!r})", ex)
+    method = find_method(ex.json, method_id)
+    expect(method is not None, f"`method` names {method_id!r}, which is not in `paymentMethods`", ex)
+    return method  # type: ignore[return-value]
+
+
+def first_destination(recipient: dict[str, Any]) -> str:
+    """The `destinationAccountId` of a new recipient's first method (what a payout to it names)."""
+    methods = recipient.get("paymentMethods") or []
+    expect(methods and methods[0].get("destinationAccountId"),
+           "setup: the new recipient has no paymentMethods[0].destinationAccountId")
+    return methods[0]["destinationAccountId"]
+
+
+def refused_recipient_update(api: Api, unique: Unique) -> Exchange:
+    """The cheapest audited mutation: a recipient change refused (404, no such recipient). The spec audits
+    "recipients changed ... whether it succeeded or was refused"; the answer's x-request-id finds the row."""
+    ex = api.op("updateBeneficiary", recipientId=unique("rcp-missing"), json={"name": unique("name")})
+    expect_status(ex, 404, "changing a recipient that does not exist")
+    return ex
