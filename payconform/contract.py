@@ -33,6 +33,16 @@ DEFAULT_PARTS: list[dict[str, str]] = [
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# Who a requirement binds (its `subject` in requirements.yaml): `server` (the default; what `payconform run`
+# tests and counts) or `receiver` (a webhook receiver; what `payconform receiver` checks).
+SERVER, RECEIVER = "server", "receiver"
+
+
+def subject_of(requirement: Mapping[str, Any]) -> str:
+    """The `subject` of a requirements.yaml entry (`server` when absent)."""
+    return str(requirement.get("subject") or SERVER)
+
+
 class ContractError(ValueError):
     """A contract file exists but cannot be read."""
 
@@ -109,12 +119,16 @@ class Contract:
     # -- loading -------------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, directory: str | Path | None = None, profile_overrides: Mapping[str, Any] | None = None) -> "Contract":
+    def load(cls, directory: str | Path | None = None, profile_overrides: Mapping[str, Any] | None = None,
+             *, subject: str = SERVER) -> "Contract":
+        """Read ``contract/``; ``requirements`` keeps the entries of ``subject`` only, so a run's coverage
+        never counts what binds another side (a webhook receiver)."""
         base = Path(directory) if directory is not None else paths.contract_dir()
         req_doc = _load_yaml(base / "requirements.yaml") or {}
         if isinstance(req_doc, list):
             req_doc = {"requirements": req_doc}
-        requirements = _index(req_doc.get("requirements") or [], "id")
+        requirements = {rid: row for rid, row in _index(req_doc.get("requirements") or [], "id").items()
+                        if subject_of(row) == subject}
         parts = [
             {"slug": str(p.get("slug")), "title": str(p.get("title") or p.get("slug"))}
             for p in (req_doc.get("parts") or [])

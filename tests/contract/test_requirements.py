@@ -21,7 +21,8 @@ PARTS = ["conventions", "resources", "states", "endpoints", "authentication", "e
          "versioning"]
 NEEDS = {"api_key", "read_only_key", "refunds_key", "crypto_key", "live_key", "revoked_key", "expired_key",
          "pinned_key", "second_org", "signing_key", "webhook_receiver", "operator", "clock", "real_time",
-         "profile", "isolation"}
+         "profile", "isolation", "state_url"}
+SUBJECTS = ("server", "receiver")
 ID = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$")
 
 
@@ -52,6 +53,8 @@ def _problems(req: dict) -> list[str]:
         found.append("no section")
     if not isinstance(req.get("needs"), list) or not set(req["needs"]) <= NEEDS:
         found.append(f"needs {req.get('needs')!r}")
+    if req.get("subject", "server") not in SUBJECTS:
+        found.append(f"subject {req.get('subject')!r}")
     if not isinstance(req.get("testable"), bool):
         found.append("testable is not a boolean")
     elif not req["testable"] and not req.get("reason"):
@@ -67,8 +70,12 @@ def test_every_entry_is_complete() -> None:
 
 
 def test_entries_follow_the_spec_order_of_parts() -> None:
-    order = [PARTS.index(r["part"]) for r in REQS]
-    assert order == sorted(order)
+    """Per subject: the receiver-side entries follow the server's, in the spec's order among themselves."""
+    subjects = [r.get("subject", "server") for r in REQS]
+    assert subjects == sorted(subjects, key=SUBJECTS.index)
+    for subject in SUBJECTS:
+        order = [PARTS.index(r["part"]) for r in REQS if r.get("subject", "server") == subject]
+        assert order == sorted(order)
 
 
 def test_every_quote_is_the_spec_own_words() -> None:
@@ -122,6 +129,6 @@ def _suite_requirement_ids() -> list[tuple[str, str]]:
 
 
 def test_every_requirement_a_suite_names_exists_and_is_testable() -> None:
-    testable = {r["id"] for r in REQS if r["testable"]}
+    testable = {r["id"] for r in REQS if r["testable"] and r.get("subject", "server") == "server"}
     bad = [(p, i) for p, i in _suite_requirement_ids() if i not in testable]
     assert not bad, f"suite tests naming unknown or untestable requirements: {bad}"
