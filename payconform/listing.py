@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from .plugin import _is_suite_path, _needs, _req_ids
+from .plugin import is_suite_path, needs, requirement_ids
 
 ENV_VAR = "PAYCONFORM_LIST_OUT"
 
@@ -18,7 +18,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     out = os.environ.get(ENV_VAR)
     if not out:
         return
-    rows = [{"nodeid": item.nodeid, "requirements": _req_ids(item), "needs": _needs(item)}
-            for item in session.items if _is_suite_path(item.path, session.config)]
+    rows = [{"nodeid": item.nodeid, "requirements": requirement_ids(item), "needs": needs(item)}
+            for item in session.items if is_suite_path(item.path, session.config)]
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(rows, fh)

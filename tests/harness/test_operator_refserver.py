@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from payconform.operator import AdapterWrapper, Clock, HttpOperator, OperatorError, load_operator
-from payconform.plugin import SkippingOperator
+from payconform.plugin.fixtures import SkippingOperator
 from payconform.refserver import RefServer, RefServerError
 from payconform.target import Target
 

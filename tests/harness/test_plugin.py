@@ -245,6 +245,27 @@ def test_project_tests_unaffected(pytester, monkeypatch):
     assert not (pytester.path / "reports").exists()
 
 
+def test_plugin_modules_and_public_names(pytester):
+    """The package registers each of its modules with pytest, without the warning pytest gives for a plugin
+    module imported before it is registered; a test's requirement ids and needs are public."""
+    pytester.makepyfile(test_plain='''
+        import pytest
+        from payconform.plugin import is_suite_path, needs, requirement_ids
+
+        @pytest.mark.req("A-1", ["A-2", "A-1"])
+        @pytest.mark.needs("operator", "clock")
+        def test_public(request):
+            modules = ("options", "session", "markers", "recording", "summary", "fixtures")
+            assert all(request.config.pluginmanager.has_plugin(f"payconform.plugin.{m}") for m in modules)
+            assert requirement_ids(request.node) == ["A-1", "A-2"]
+            assert needs(request.node) == ["operator", "clock"]
+            assert not is_suite_path(request.node.path, request.config)
+    ''')
+    res = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    res.assert_outcomes(passed=1)
+    assert "PytestAssertRewriteWarning" not in res.stdout.str()
+
+
 def test_default_timeout(project, ref_target):
     _, path = ref_target
     (project.path / "suites" / "endpoints" / "test_t.py").write_text(textwrap.dedent('''

@@ -1,8 +1,7 @@
-"""The target file: one YAML or JSON document describing a deployment under test.
+"""``Target``: a deployment under test, read from its target file and written back.
 
-See docs/architecture.md ("The target file"). ``Target.load(path, overrides)`` reads it, replaces
-``env:NAME`` values by the environment variable NAME, applies overrides (from CLI flags) and validates.
-``Target.dump(path)`` writes it back with mode 0600.
+``Target.load(path, overrides)`` reads it, replaces ``env:NAME`` values by the environment variable NAME,
+applies overrides (from CLI flags) and validates. ``Target.dump(path)`` writes it back with mode 0600.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -18,47 +16,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
-API_PREFIX = "/business/api/v1"
-
-# Every credential the harness knows, in the order of the docs. Each is optional.
-CREDENTIAL_NAMES: tuple[str, ...] = (
-    "api_key",
-    "api_key_pool",
-    "read_only_key",
-    "refunds_key",
-    "crypto_key",
-    "live_key",
-    "revoked_key",
-    "expired_key",
-    "pinned_key",
-    "rate_limit_key",
-    "signing_key_id",
-    "signing_private_key",
-)
-# Credentials that are API keys (svc_test_/svc_live_); the others are signing material.
-API_KEY_NAMES = tuple(n for n in CREDENTIAL_NAMES if n not in ("signing_key_id", "signing_private_key"))
-TOP_LEVEL_FIELDS = (
-    "base_url",
-    "org_id",
-    "other_org_id",
-    "credentials",
-    "webhooks",
-    "operator",
-    "profile",
-    "rate_limit",
-    "ip_rate_limit",
-    "request_timeout",
-)
-# Scalar overrides accepted by Target.load(overrides=...) besides credential names.
-OVERRIDE_FIELDS = ("base_url", "org_id", "other_org_id", "operator_url", "operator_token", "operator_adapter",
-                   "rate_limit", "ip_rate_limit", "request_timeout")
-
-KEY_RE = re.compile(r"^svc_(test|live)_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$")
-ENV_PREFIX = "env:"
-
-
-class TargetConfigError(ValueError):
-    """The target description is unusable; the message lists every problem."""
+from .fields import CREDENTIAL_NAMES, ENV_PREFIX, OVERRIDE_FIELDS, TOP_LEVEL_FIELDS, TargetConfigError
+from . import validation
 
 
 def _default_webhooks() -> dict:
@@ -220,7 +179,7 @@ class Target:
         )
         target.operator_config.setdefault("adapter", "none")
         if validate:
-            problems.extend(target._problems())
+            problems.extend(validation.problems(target))
         if problems:
             raise TargetConfigError(f"{where} is not usable:\n" + "\n".join(f"  - {p}" for p in problems))
         target.rate_limit = int(target.rate_limit)
@@ -228,97 +187,8 @@ class Target:
         target.request_timeout = float(target.request_timeout)
         return target
 
-    # -- validation ----------------------------------------------------------------------------
-
-    def _problems(self) -> list[str]:
-        problems: list[str] = []
-        url = self.base_url
-        if not url or not isinstance(url, str):
-            problems.append(f"base_url is required (for example http://127.0.0.1:8123{API_PREFIX})")
-        else:
-            parts = urlsplit(url)
-            if parts.scheme not in ("http", "https"):
-                problems.append(f"base_url must start with http:// or https://, got {url!r}")
-            elif not parts.hostname:
-                problems.append(f"base_url has no host: {url!r}")
-            if not parts.path.rstrip("/").endswith(API_PREFIX):
-                problems.append(f"base_url must end with the fixed prefix {API_PREFIX}, got {url!r}")
-            if parts.query or parts.fragment:
-                problems.append(f"base_url must not have a query or fragment: {url!r}")
-        for name in ("org_id", "other_org_id"):
-            value = getattr(self, name)
-            if value is None:
-                if name == "org_id":
-                    problems.append("org_id is required (the opaque organization id the api key belongs to)")
-                continue
-            if not isinstance(value, str) or not value.strip():
-                problems.append(f"{name} must be a non-empty string")
-            elif value.startswith("org_"):
-                problems.append(f"{name} {value!r} looks like an org_ alias; the spec requires the opaque organization id")
-            elif "/" in value:
-                problems.append(f"{name} must not contain '/'")
-        if self.org_id and self.other_org_id and self.org_id == self.other_org_id:
-            problems.append("other_org_id must differ from org_id")
-
-        for name, value in self.credentials.items():
-            if name not in CREDENTIAL_NAMES:
-                problems.append(f"unknown credential {name!r} (known: {', '.join(CREDENTIAL_NAMES)})")
-                continue
-            if name == "api_key_pool":
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    problems.append("api_key_pool must be a list of api keys")
-                    continue
-                for i, key in enumerate(value):
-                    if not key.startswith("svc_test_"):
-                        problems.append(f"api_key_pool[{i}] must be a test key (svc_test_...)")
-                continue
-            if not isinstance(value, str):
-                problems.append(f"credential {name} must be a string")
-                continue
-            if name == "live_key":
-                if not value.startswith("svc_live_"):
-                    problems.append("live_key must be a live key (svc_live_...)")
-            elif name in API_KEY_NAMES and not value.startswith("svc_test_"):
-                problems.append(f"{name} must be a test key (svc_test_...): the suite never writes with a live key")
-            elif name == "signing_private_key" and "PRIVATE KEY" not in value:
-                problems.append("signing_private_key must be a PEM private key")
-
-        for name, minimum in (("rate_limit", 1), ("ip_rate_limit", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-                try:
-                    ok = int(str(value)) >= minimum and not isinstance(value, bool)
-                except ValueError:
-                    ok = False
-                if not ok:
-                    problems.append(f"{name} must be a positive integer (requests per minute), got {value!r}")
-        try:
-            timeout = float(self.request_timeout)
-            if not 0 < timeout <= 600:
-                raise ValueError
-        except (TypeError, ValueError):
-            problems.append(f"request_timeout must be a number of seconds between 0 and 600, got {self.request_timeout!r}")
-
-        adapter = self.operator_config.get("adapter", "none")
-        if adapter in (None, "none"):
-            pass
-        elif adapter == "reference":
-            url = self.operator_config.get("url")
-            if not url:
-                problems.append("operator.url is required for adapter 'reference' (for example http://127.0.0.1:8123/_operator)")
-            elif urlsplit(str(url)).scheme not in ("http", "https"):
-                problems.append(f"operator.url must be http(s), got {url!r}")
-            if not self.operator_config.get("token"):
-                problems.append("operator.token is required for adapter 'reference'")
-        elif not (isinstance(adapter, str) and re.match(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", adapter)):
-            problems.append(f"operator.adapter must be 'reference', 'none' or 'package.module:Class', got {adapter!r}")
-
-        if not isinstance(self.webhooks, Mapping):
-            problems.append("webhooks must be a mapping")
-        return problems
-
     def validate(self) -> None:
-        problems = self._problems()
+        problems = validation.problems(self)
         if problems:
             raise TargetConfigError("target is not usable:\n" + "\n".join(f"  - {p}" for p in problems))
 
@@ -415,7 +285,3 @@ class Target:
             os.close(fd)
         return p
 
-
-def option_name(credential: str) -> str:
-    """CLI flag of a credential: ``read_only_key`` -> ``--read-only-key``."""
-    return "--" + credential.replace("_", "-")

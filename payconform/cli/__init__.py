@@ -1,0 +1,37 @@
+"""``payconform run | serve | baseline update | report diff`` and ``payconform --version``.
+
+``parser`` holds the command line; ``run``, ``gate``, ``serve`` and ``reports`` one command each.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+from .parser import build_parser
+from .reports import cmd_baseline, cmd_report
+from .run import cmd_run
+from .serve import cmd_serve
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The console script: arguments after ``--`` go to pytest unchanged."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in args:
+        i = args.index("--")
+        args, extra = args[:i], args[i + 1:]
+    parser = build_parser()
+    ns = parser.parse_args(args)
+    if ns.command == "run":
+        extra = list(ns.pytest_args) + extra
+        return cmd_run(ns, extra)
+    if ns.command == "serve":
+        return cmd_serve(ns)
+    if ns.command == "baseline":
+        return cmd_baseline(ns)
+    if ns.command == "report":
+        return cmd_report(ns)
+    parser.print_help()
+    return 2
+

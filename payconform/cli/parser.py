@@ -1,0 +1,107 @@
+"""The command line: every subcommand and flag of ``payconform`` (a user interface: change it knowingly)."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import __version__
+from ..target import CREDENTIAL_NAMES, option_name
+
+DEFAULT_WORKERS = "2"
+DEFAULT_BASELINE = "payconform-baseline.yaml"
+
+
+def _add_target_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("target", "where to run; every flag overrides the same field of the target file")
+    g.add_argument("--target", metavar="FILE", help="target file (YAML or JSON), see docs/architecture.md")
+    g.add_argument("--base-url", metavar="URL", help="base URL including /business/api/v1")
+    g.add_argument("--org-id", metavar="ID", help="organization id of the api keys")
+    g.add_argument("--other-org-id", metavar="ID", help="an organization the api keys cannot access")
+    for name in CREDENTIAL_NAMES:
+        hint = "comma-separated list of equivalent read+write test keys" if name == "api_key_pool" else name.replace("_", " ")
+        g.add_argument(option_name(name), dest=name, metavar="VALUE",
+                       help=f"{hint} (env:NAME reads the environment variable NAME)")
+    g.add_argument("--operator-url", metavar="URL", help="operator API (http://host:port/_operator)")
+    g.add_argument("--operator-token", metavar="TOKEN", help="operator API token (env:NAME allowed)")
+    g.add_argument("--rate-limit", type=int, metavar="N", help="requests per minute per credential to stay under")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``payconform`` argument parser (arguments after ``--`` are split off before it parses)."""
+    parser = argparse.ArgumentParser(
+        prog="payconform",
+        description="Contract-conformance test suite for the Payouts, Recipients and Checkout service.",
+    )
+    parser.add_argument("--version", action="version", version=f"payconform {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser(
+        "run",
+        help="run the conformance suites and write a report",
+        description="Run the conformance suites against a target (a target file or flags) and write "
+                    "results.json, index.html, JUnit XML and allure results into the report directory. "
+                    "With neither --target nor --base-url, start the bundled reference server, provision "
+                    "it and run against it. Exit code 0 only when no test failed (approximate-timing misses "
+                    "are warnings); with --baseline, when the CI gate passes.",
+        epilog="Arguments after `--` go to pytest unchanged, e.g. `payconform run -- -k balance -x`.",
+    )
+    _add_target_flags(run)
+    run.add_argument("--report-dir", metavar="DIR", help="report directory (default reports/<UTC timestamp>)")
+    run.add_argument("--run-slow", action="store_true", help="also run tests that wait in real time")
+    run.add_argument("--select", metavar="EXPR",
+                     help="comma-separated requirement id globs (IDEM-*) or part slugs (authentication); "
+                          "passed to pytest's --select")
+    run.add_argument("--fuzz-budget", type=int, metavar="N",
+                     help="fuzz phase: generated requests per operation (default 5, about a minute against the "
+                          "reference); raise it for a deeper, longer run")
+    run.add_argument("--fuzz-max-requests", type=int, metavar="N",
+                     help="fuzz phase: at most N requests in all (default 10000; 0: no cap)")
+    run.add_argument("--fuzz-seed", type=int, metavar="N",
+                     help="fuzz phase: seed of the generated cases (default: a fixed seed, printed in the run's "
+                          "header and in every fuzz failure)")
+    run.add_argument("--list", action="store_true",
+                     help="list the selected requirements and their tests without running anything")
+    run.add_argument("--baseline", metavar="FILE",
+                     help="CI gate: fail only on a new failure, an expected failure that passes, an unexpected "
+                          "skip or a baseline entry that matched nothing (see `payconform baseline update`)")
+    run.add_argument("--warnings-as-errors", action="store_true",
+                     help="CI gate: a missed approximate-timing requirement fails the run (default: a warning)")
+    run.add_argument("-n", "--workers", metavar="N|auto", default=DEFAULT_WORKERS,
+                     help="pytest-xdist workers (default 2; 0 runs in one process)")
+    run.add_argument("--mutant", metavar="NAME",
+                     help="with the embedded reference server: start it with this mutant")
+    run.add_argument("--suites", metavar="DIR", help="suites directory (default: the bundled suites)")
+    run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS", help="extra arguments for pytest")
+
+    serve = sub.add_parser(
+        "serve",
+        help="start the reference server, provision it and write a target file",
+        description="Start the reference sandbox server, create an organization and every credential "
+                    "through its operator API, write a target file (mode 0600) and stay up until Ctrl-C.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8123, help="port (default 8123; 0 picks a free one)")
+    serve.add_argument("--db", metavar="PATH", help="SQLite database file (default: in memory / temporary)")
+    serve.add_argument("--mutant", metavar="NAME", help="start with this mutant (a named deviation)")
+    serve.add_argument("--operator-token", metavar="TOKEN", help="operator token (default: random)")
+    serve.add_argument("--write-target", metavar="FILE", required=True, help="where to write the target file")
+    baseline = sub.add_parser("baseline", help="manage the baseline of expected failures and skips (CI gates)")
+    bsub = baseline.add_subparsers(dest="baseline_command", metavar="ACTION")
+    update = bsub.add_parser("update", help="write the baseline from a run's report directory",
+                             description="Write one entry per failed or skipped test of a run (keyed by test "
+                                         "and requirement ids, with a reason to edit) for `run --baseline`.")
+    update.add_argument("--from", dest="source", metavar="REPORT_DIR", required=True,
+                        help="report directory of a run (or its results.json)")
+    update.add_argument("--out", metavar="FILE", default=DEFAULT_BASELINE,
+                        help=f"baseline file to write (default {DEFAULT_BASELINE})")
+    update.add_argument("--reason", metavar="TEXT", help="reason for every entry (default: what the run saw)")
+
+    report = sub.add_parser("report", help="work with report directories")
+    rsub = report.add_subparsers(dest="report_command", metavar="ACTION")
+    rdiff = rsub.add_parser("diff", help="what changed verdict between two runs",
+                            description="Print the requirements and tests whose verdict differs between run A "
+                                        "and run B. Exit code 0 when nothing changed, 1 otherwise.")
+    rdiff.add_argument("old", metavar="A", help="report directory (or results.json) of the earlier run")
+    rdiff.add_argument("new", metavar="B", help="report directory (or results.json) of the later run")
+    return parser
+

@@ -1,0 +1,170 @@
+"""``payconform run``: pytest over the suites against a target (or the embedded reference), and ``--list``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import paths
+from ..target import Target, TargetConfigError, flag_overrides
+from .gate import apply_gate, forgive_warnings
+from .serve import start_reference
+
+
+def _default_report_dir() -> Path:
+    return Path("reports") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _suites_dir(ns: argparse.Namespace) -> Path:
+    return Path(ns.suites) if ns.suites else paths.suites_dir()
+
+
+def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
+    """``run --list``: ``pytest --collect-only`` with the selection applied, grouped by requirement."""
+    from ..contract import run_contract
+    from ..listing import ENV_VAR
+
+    suites = _suites_dir(ns)
+    with tempfile.TemporaryDirectory(prefix="payconform-list-") as tmp:
+        out = Path(tmp) / "list.json"
+        cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin", "-p", "payconform.listing",
+               "--collect-only", "-q", "--continue-on-collection-errors", "-p", "no:cacheprovider",
+               "-p", "no:benchmark"]
+        if ns.select:
+            cmd += ["--select", ns.select]
+        proc = subprocess.run(cmd + extra, env=dict(os.environ, **{ENV_VAR: str(out)}), check=False,
+                              capture_output=True, text=True)
+        if not out.exists():
+            sys.stderr.write(proc.stdout + proc.stderr)
+            print(f"payconform: cannot list the tests (pytest exit code {proc.returncode})", file=sys.stderr)
+            return proc.returncode or 3
+        rows = json.loads(out.read_text(encoding="utf-8"))
+    contract = run_contract()
+    by_req: dict[str, list[str]] = {}
+    for row in rows:
+        for rid in row["requirements"]:
+            by_req.setdefault(rid, []).append(row["nodeid"])
+    order = [r for r in contract.requirements if r in by_req] + sorted(r for r in by_req if r not in contract.requirements)
+    for rid in order:
+        info = contract.requirements.get(rid) or {}
+        print(f"{rid}  [{info.get('part') or '?'}]  {(info.get('quote') or '').strip()[:100]}")
+        for nodeid in by_req[rid]:
+            print(f"    {nodeid}")
+    print(f"{len(rows)} tests checking {len(order)} requirements "
+          f"(of {len(contract.requirements)} in the contract)")
+    if proc.returncode not in (0, 5):
+        errors = [ln for ln in proc.stdout.splitlines() if ln.startswith("ERROR ")]
+        print("payconform: some suite files could not be collected:\n" + "\n".join(errors), file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
+    """Run pytest over the suites in a subprocess and answer its exit code, gated when asked."""
+    if ns.list:
+        return cmd_list(ns, extra)
+    if ns.baseline:
+        from ..baseline import BaselineError, load
+
+        try:
+            load(ns.baseline)
+        except BaselineError as exc:
+            print(f"payconform: {exc}", file=sys.stderr)
+            return 2
+    overrides = flag_overrides(lambda name: getattr(ns, name, None))
+    server = None
+    tmpdir = tempfile.mkdtemp(prefix="payconform-run-")
+    os.chmod(tmpdir, 0o700)
+    target_file = Path(tmpdir) / "target.yaml"
+    try:
+        if ns.target or ns.base_url:
+            try:
+                target = Target.load(ns.target, overrides=overrides)
+            except TargetConfigError as exc:
+                print(f"payconform: {exc}", file=sys.stderr)
+                return 2
+            if ns.mutant:
+                print("payconform: --mutant only applies to the embedded reference server", file=sys.stderr)
+                return 2
+        else:
+            if any(k not in ("rate_limit",) for k in overrides):
+                print("payconform: target flags need --target or --base-url", file=sys.stderr)
+                return 2
+            print("payconform: no target given: starting the reference server", file=sys.stderr)
+            try:
+                server, target = start_reference("127.0.0.1", 0, None, ns.mutant, None)
+            except Exception as exc:  # noqa: BLE001 - report any startup failure plainly
+                print(f"payconform: cannot start the reference server: {exc}", file=sys.stderr)
+                return 3
+            if "rate_limit" in overrides:
+                target.rate_limit = int(overrides["rate_limit"])
+            print(f"payconform: reference server at {target.base_url}", file=sys.stderr)
+        target.dump(target_file)
+
+        report_dir = Path(ns.report_dir) if ns.report_dir else _default_report_dir()
+        report_dir.mkdir(parents=True, exist_ok=True)
+        suites = _suites_dir(ns)
+        if not suites.is_dir():
+            print(f"payconform: no suites directory at {suites}", file=sys.stderr)
+            return 3
+        cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin",
+               "--target", str(target_file), "--report-dir", str(report_dir),
+               f"--junitxml={report_dir / 'junit.xml'}", f"--alluredir={report_dir / 'allure-results'}",
+               "-p", "no:cacheprovider", "-p", "no:benchmark", "-rfE"]
+        workers = str(ns.workers)
+        if workers not in ("0", ""):
+            # loadgroup: tests sharing an xdist_group (e.g. the rate_limit_key tests) never run concurrently
+            cmd += ["-n", workers, "--dist", "loadgroup"]
+        if ns.run_slow:
+            cmd.append("--run-slow")
+        if ns.select:
+            cmd += ["--select", ns.select]
+        for flag, value in (("--fuzz-budget", ns.fuzz_budget), ("--fuzz-max-requests", ns.fuzz_max_requests),
+                            ("--fuzz-seed", ns.fuzz_seed)):
+            if value is not None:
+                cmd += [flag, str(value)]
+        cmd += extra
+        env = dict(os.environ)
+        proc = subprocess.Popen(cmd, env=env)
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGINT)
+            code = proc.wait()
+        if ns.baseline or ns.warnings_as_errors:
+            code = apply_gate(ns, report_dir, target, code)
+        elif code == 1:
+            code = forgive_warnings(report_dir, code)
+        index = report_dir / "index.html"
+        if index.exists():
+            print(f"payconform: report written to {index.resolve()}")
+        else:
+            print(f"payconform: no report was written (pytest exit code {code}); see the output above",
+                  file=sys.stderr)
+        if code == 5:
+            print("payconform: no tests were collected or selected (check --select and the suites directory)",
+                  file=sys.stderr)
+        elif code == 1:
+            if not (ns.baseline or ns.warnings_as_errors):
+                print("payconform: some conformance tests failed", file=sys.stderr)
+        elif code not in (0,):
+            print(f"payconform: pytest ended with exit code {code}", file=sys.stderr)
+        return code
+    finally:
+        if server is not None:
+            server.stop()
+        try:
+            target_file.unlink()
+        except OSError:
+            pass
+        try:
+            os.rmdir(tmpdir)
+        except OSError:
+            pass

@@ -1,0 +1,62 @@
+"""``payconform serve``: the reference server, provisioned, with a target file for other runs to use."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from typing import Any
+
+from ..target import Target
+
+
+def start_reference(host: str, port: int, db: str | None, mutant: str | None,
+                    token: str | None) -> tuple[Any, Target]:
+    """Start the reference server and provision an organization and every credential; stop it on failure."""
+    from ..provision import provision_reference
+    from ..refserver import RefServer
+
+    server = RefServer(host, port, db=db, mutant=mutant, operator_token=token)
+    server.start()
+    try:
+        target = provision_reference(server)
+    except BaseException:
+        server.stop()
+        raise
+    return server, target
+
+
+def cmd_serve(ns: argparse.Namespace) -> int:
+    """Serve until Ctrl-C or SIGTERM; 3 when the server cannot start or exits on its own."""
+    try:
+        server, target = start_reference(ns.host, ns.port, ns.db, ns.mutant, ns.operator_token)
+    except Exception as exc:  # noqa: BLE001
+        print(f"payconform: cannot start the reference server: {exc}", file=sys.stderr)
+        return 3
+    stop = threading.Event()
+
+    def handler(signum, frame):  # noqa: ARG001
+        stop.set()
+
+    old = signal.signal(signal.SIGTERM, handler)
+    # A shell script's background job starts with SIGINT ignored, and Python then leaves it ignored: serve
+    # must still stop on SIGINT (the way its output says to stop it).
+    old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        path = target.dump(ns.write_target)
+        print(f"reference server at {target.base_url}" + (f" (mutant {ns.mutant})" if ns.mutant else ""))
+        print(f"target written to {path}", flush=True)
+        print("press Ctrl-C to stop", flush=True)
+        while not stop.is_set():
+            if not server.running():
+                print("payconform: the reference server exited", file=sys.stderr)
+                return 3
+            stop.wait(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        signal.signal(signal.SIGINT, old_int)
+        server.stop()
+    return 0

@@ -1,0 +1,52 @@
+"""The payconform pytest plugin (entry point ``payconform.plugin``), one module per concern, as in ``_pytest``:
+
+- ``options``: the command-line options (group "payconform") and their defaults (``DEFAULT_TIMEOUT``,
+  ``FUZZ_SEED``);
+- ``session``: the run's state (target, contract, pacer, operator, embedded server) and handing it to xdist
+  workers;
+- ``markers``: ``req`` and ``needs``, which tests are conformance tests (``is_suite_path``), ``--select``, the
+  default timeout and skipping by ``needs``;
+- ``recording``: each test's record and its transport from the workers to the controller;
+- ``summary``: ``results.json``, ``index.html``, the report header and the terminal summary;
+- ``fixtures``: ``target``, ``contract`` (session); ``api``, ``api_as``, ``anon``, ``operator``, ``clock``,
+  ``fresh_org``, ``unique``, ``webhook_receiver``, ``webhook_receiver_factory`` (function); ``webhook_server``
+  (session).
+
+The plugin is active for tests under a ``suites/`` directory, and for every test when a target is given.
+Inactive, it changes nothing (the project's own ``tests/`` are unaffected).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Registered with this package. Each module comes after those it imports, so pytest imports (and rewrites) it
+# itself; hooks of equal priority run last-registered first (a test's record is current before it is skipped).
+pytest_plugins = [
+    "payconform.plugin.options",
+    "payconform.plugin.session",
+    "payconform.plugin.markers",
+    "payconform.plugin.recording",
+    "payconform.plugin.summary",
+    "payconform.plugin.fixtures",
+]
+
+# The public names and the module that owns each.
+_PUBLIC = {
+    "DEFAULT_TIMEOUT": "options",
+    "FUZZ_SEED": "options",
+    "STATE": "session",
+    "is_suite_path": "markers",
+    "needs": "markers",
+    "requirement_ids": "markers",
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported from their modules on first use: importing the modules here, before pytest
+    registers them from ``pytest_plugins``, would keep pytest from rewriting their asserts (it warns)."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)

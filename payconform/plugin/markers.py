@@ -1,0 +1,152 @@
+"""The ``req`` and ``needs`` markers: which tests are conformance tests, what they check, what they need.
+
+A conformance test is a test below a ``suites/`` directory; it must name known requirement ids (its module
+fails to collect otherwise), ``--select`` keeps the tests of the requirements or parts it names, and a test
+whose ``needs`` the target cannot meet skips with the reason the report counts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .. import paths as _paths
+from ..contract import run_contract
+from ..target import CREDENTIAL_NAMES
+from .options import DEFAULT_TIMEOUT
+from .session import NO_TARGET, PayconformState, get_state
+
+
+def is_suite_path(path: Path, config: pytest.Config) -> bool:
+    """Whether a test file is a conformance test: below a ``suites/`` directory (inside the rootdir)."""
+    path = Path(path)
+    try:
+        parts = path.relative_to(config.rootpath).parts
+    except ValueError:
+        parts = path.parts
+    if "suites" in parts[:-1]:
+        return True
+    try:
+        path.relative_to(_paths.suites_dir())
+        return True
+    except ValueError:
+        return False
+
+
+def active_for(item: pytest.Item) -> bool:
+    """Whether the plugin acts on ``item``: a conformance test, or any test of a run given a target."""
+    return get_state(item.config).explicit or is_suite_path(item.path, item.config)
+
+
+def _marker_values(item: pytest.Item, name: str) -> list[str]:
+    """The arguments of every ``name`` marker on ``item`` (lists flattened), in order, each once."""
+    out: list[str] = []
+    for mark in item.iter_markers(name):
+        for arg in mark.args:
+            for value in arg if isinstance(arg, (list, tuple)) else [arg]:
+                if str(value) not in out:
+                    out.append(str(value))
+    return out
+
+
+def requirement_ids(item: pytest.Item) -> list[str]:
+    """The requirement ids a test checks (its ``req`` markers)."""
+    return _marker_values(item, "req")
+
+
+def needs(item: pytest.Item) -> list[str]:
+    """What a test needs beyond the api key (its ``needs`` markers)."""
+    return _marker_values(item, "needs")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "req(*ids): requirement ids from contract/requirements.yaml that this test checks")
+    config.addinivalue_line("markers", "needs(*what): what the test needs beyond the api key "
+                                       "(operator, clock, real_time, read_only_key, ...)")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):
+    rep = yield
+    if not rep.passed or not rep.result:
+        return rep
+    items = [i for i in rep.result if isinstance(i, pytest.Item) and is_suite_path(i.path, collector.config)]
+    if not items:
+        return rep
+    known = run_contract().requirements
+    problems: list[str] = []
+    for item in items:
+        ids = requirement_ids(item)
+        if not ids:
+            problems.append(f"{item.nodeid}: no @pytest.mark.req(...) marker; every conformance test names "
+                            "the requirement(s) it checks")
+        elif known:
+            for rid in ids:
+                if rid not in known:
+                    problems.append(f"{item.nodeid}: unknown requirement id {rid!r} "
+                                    "(not in contract/requirements.yaml)")
+    if problems:
+        rep.outcome = "failed"
+        rep.longrepr = "payconform: invalid conformance tests:\n" + "\n".join(f"  {p}" for p in problems)
+        rep.result = []
+    return rep
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = get_state(config)
+    state.suite_items = sum(1 for i in items if is_suite_path(i.path, config))
+    if state.select:
+        contract = run_contract()
+        keep, drop = [], []
+        for item in items:
+            if not is_suite_path(item.path, config) or contract.matches(
+                    requirement_ids(item), state.select, extra_parts=[item.path.parent.name]):
+                keep.append(item)
+            else:
+                drop.append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+    # default per-test timeout for conformance tests when the user gave none
+    if config.pluginmanager.hasplugin("timeout") and getattr(config, "_env_timeout", None) is None:
+        for item in items:
+            if active_for(item) and item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(DEFAULT_TIMEOUT))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if not active_for(item):
+        return
+    state = get_state(item.config)
+    if state.target is None:
+        pytest.fail(NO_TARGET, pytrace=False)
+    _skip_unmet_needs(state, needs(item))
+
+
+def _skip_unmet_needs(state: PayconformState, wanted: list[str]) -> None:
+    """Skip with the reason the report counts ("needs operator", ...) when the target lacks what is needed."""
+    target = state.target
+    assert target is not None
+    for need in wanted:
+        if need == "operator":
+            if state.operator() is None:
+                pytest.skip("needs operator")
+        elif need == "clock":
+            op = state.operator()
+            if op is None or "advance_clock" not in getattr(op, "capabilities", set()):
+                pytest.skip("needs clock")
+        elif need == "real_time":
+            if not state.run_slow:
+                pytest.skip("needs --run-slow (real time)")
+        elif need in CREDENTIAL_NAMES:
+            if not target.has(need):
+                pytest.skip(f"needs {need}")
+        elif need == "signing_key":
+            if not (target.has("signing_key_id") and target.has("signing_private_key")):
+                pytest.skip("needs signing_key")
+        elif need == "second_org":
+            if not target.other_org_id:
+                pytest.skip("needs second_org")
+        # other needs (profile, webhook_receiver, isolation, ...) are informational here

@@ -1,0 +1,89 @@
+"""The end of a run: ``results.json`` and ``index.html`` in the report dir, the header and the terminal summary.
+
+Only the controller (or a run without xdist) writes: it holds every worker's rows.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from .. import results as _results
+from ..report import write_report
+from .session import STATE, PayconformState
+
+_SKIP_LABELS = {"needs_operator": "needs operator", "needs_clock": "needs clock", "needs_slow": "needs --run-slow"}
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    state = config.stash.get(STATE, None)
+    if state is None or state.target is None:
+        return None
+    lines = [f"payconform target: {state.redactor.redact(state.target.base_url)} (org {state.target.org_id})"]
+    if state.contract is not None:
+        lines.append(f"payconform contract: {state.contract.version}, {len(state.contract.requirements)} requirements")
+    lines.append(f"payconform fuzz seed: {config.getoption('payconform_fuzz_seed')} (--fuzz-seed reproduces it)")
+    return lines
+
+
+def _results_data(state: PayconformState) -> dict:
+    finished = datetime.now(timezone.utc)
+    target = state.target
+    args = [state.redactor.redact(a) for a in state.config.invocation_params.args]
+    run = {
+        "started": state.started.isoformat(timespec="seconds"),
+        "finished": finished.isoformat(timespec="seconds"),
+        "target": state.redactor.redact(target.base_url) if target is not None else None,
+        "org_id": target.org_id if target is not None else None,
+        "contract_version": state.contract.version if state.contract is not None else "unknown",
+        "pytest_args": args,
+        "run_slow": state.run_slow,
+        "select": state.select,
+    }
+    return _results.build_results(run=run, tests=state.collector.tests(), contract=state.contract)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
+    state = session.config.stash.get(STATE, None)
+    if state is None or state.is_worker:
+        return
+    if not (state.explicit or state.collector.rows):
+        return
+    if state.report_dir is None:
+        return
+    data = _results_data(state)
+    data = state.redactor.obj(data)
+    state.results = data
+    state.written["results"] = _results.write_json(state.report_dir / "results.json", data)
+    state.written["html"] = write_report(state.report_dir, data, state.contract, state.redactor)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None or state.is_worker or state.results is None:
+        return
+    data = state.results
+    tr = terminalreporter
+    tests = data["tests"]
+    t = _results.totals(data)
+    tr.write_sep("=", "payconform")
+    skip_by: dict[str, int] = {}
+    for row in tests:
+        if row["outcome"] == "skipped":
+            label = _SKIP_LABELS.get(row["verdict"], row.get("skip_reason") or "skipped")
+            skip_by[label] = skip_by.get(label, 0) + 1
+    skipped = ", ".join(f"{k}: {v}" for k, v in sorted(skip_by.items(), key=lambda kv: (-kv[1], kv[0])))
+    tr.write_line(f"tests: {t['passed']} passed, {t['failed'] + t['errors']} failed, {t['skipped']} skipped"
+                  + (f" ({skipped})" if skipped else ""))
+    tr.write_line(f"requirements covered: {t['covered']} of {t['requirements']}")
+    failed = [r for r in tests if r["verdict"] == "failed"]
+    if failed:
+        tr.write_line("failed:")
+        for row in failed:
+            lines = [ln for ln in (row.get("message") or "").splitlines() if ln.strip()]
+            first = next((ln for ln in lines if not ln.startswith("[")), lines[0] if lines else "")
+            reqs = ", ".join(row["requirements"]) or "-"
+            tr.write_line(f"  {config.cwd_relative_nodeid(row['nodeid'])} [{reqs}]: {first.strip()}", red=True)
+    if "html" in state.written:
+        tr.write_line(f"report: {state.written['html'].resolve()}  (results.json beside it)")
