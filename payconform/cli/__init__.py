@@ -1,6 +1,7 @@
-"""``payconform run | serve | baseline update | report diff`` and ``payconform --version``.
+"""``payconform run | check | serve | receiver | baseline update | report diff`` and ``payconform --version``.
 
-``parser`` holds the command line; ``run``, ``gate``, ``serve`` and ``reports`` one command each.
+``parser`` holds the command line; ``run``, ``check``, ``gate``, ``serve`` and ``reports`` one command each;
+``payconform receiver`` is the webhook-receiver kit (``payconform.receiver``).
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
+from ..receiver import cli as receiver_cli
+from .check import cmd_check
 from .parser import build_parser
 from .reports import cmd_baseline, cmd_report
 from .run import cmd_run
@@ -26,6 +29,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ns.command == "run":
         extra = list(ns.pytest_args) + extra
         return cmd_run(ns, extra)
+    if ns.command == "check":
+        return cmd_check(ns)
+    if ns.command == "receiver":
+        return receiver_cli.run(ns)
     if ns.command == "serve":
         return cmd_serve(ns)
     if ns.command == "baseline":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
+from ..receiver import cli as receiver_cli
 from ..target import CREDENTIAL_NAMES, option_name
 
 DEFAULT_WORKERS = "2"
@@ -73,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--suites", metavar="DIR", help="suites directory (default: the bundled suites)")
     run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS", help="extra arguments for pytest")
 
+    check = sub.add_parser(
+        "check",
+        help="preflight: is the target this API and is each credential what the file says",
+        description="In a handful of requests: the base URL answers as this API, each configured key is "
+                    "valid (or refused as the file says), other_org_id is refused, and the rate-limit headroom. "
+                    "Exit code 0 when the target can be tested, 2 with one message when it cannot. "
+                    "`payconform run` does the same first.",
+    )
+    _add_target_flags(check)
+
     serve = sub.add_parser(
         "serve",
         help="start the reference server, provision it and write a target file",
@@ -85,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--mutant", metavar="NAME", help="start with this mutant (a named deviation)")
     serve.add_argument("--operator-token", metavar="TOKEN", help="operator token (default: random)")
     serve.add_argument("--write-target", metavar="FILE", required=True, help="where to write the target file")
+    receiver_cli.add_parser(sub)
     baseline = sub.add_parser("baseline", help="manage the baseline of expected failures and skips (CI gates)")
     bsub = baseline.add_subparsers(dest="baseline_command", metavar="ACTION")
     update = bsub.add_parser("update", help="write the baseline from a run's report directory",

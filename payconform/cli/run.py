@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .. import paths
 from ..target import Target, TargetConfigError, flag_overrides
+from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
 from .serve import start_reference
 
@@ -106,6 +107,8 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             if "rate_limit" in overrides:
                 target.rate_limit = int(overrides["rate_limit"])
             print(f"payconform: reference server at {target.base_url}", file=sys.stderr)
+        if preflight_blocks(target):
+            return CANNOT_TEST
         target.dump(target_file)
 
         report_dir = Path(ns.report_dir) if ns.report_dir else _default_report_dir()
@@ -151,6 +154,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
         if code == 5:
             print("payconform: no tests were collected or selected (check --select and the suites directory)",
                   file=sys.stderr)
+            code = CANNOT_TEST
         elif code == 1:
             if not (ns.baseline or ns.warnings_as_errors):
                 print("payconform: some conformance tests failed", file=sys.stderr)

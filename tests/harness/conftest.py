@@ -16,6 +16,8 @@ import pytest
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 
+from .fake_project import workdir  # noqa: F401  (the fake suite project, for the CLI tests)
+
 HERE = Path(__file__).resolve().parent
 PREFIX = "/business/api/v1"
 

@@ -135,6 +135,13 @@ async def balance(request: Request):
     return ok({"available": "0.00", "currency": "USD", "wallet": [], "unavailable": []})
 
 
+async def policy(request: Request):
+    info, e = auth(request)
+    if e is not None:
+        return e
+    return ok({"features": ["developer", "mass_payouts"]})
+
+
 async def not_json(request: Request):
     from starlette.responses import PlainTextResponse
 
@@ -154,6 +161,7 @@ routes = [
     Route("/_operator/orgs/{org_id}/clock", clock, methods=["POST"]),
     Route("/_operator/faults", faults, methods=["POST"]),
     Route(PREFIX + "/payments/organizations/{org_id}/balance", balance),
+    Route(PREFIX + "/payments/organizations/{org_id}/policy", policy),
     Route(PREFIX + "/not-json", not_json),
     Route(PREFIX + "/{rest:path}", not_found, methods=["GET", "POST", "PATCH", "DELETE", "PUT"]),
 ]

@@ -1,9 +1,9 @@
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -12,35 +12,9 @@ import pytest
 from payconform import __version__
 from payconform.target import Target
 
-from .test_plugin import ERRORS, PROFILE, REQUIREMENTS, SUITE
+from .fake_project import cli, cli_env
 
-HERE = Path(__file__).resolve().parent
 STOP_TIMEOUT = 30  # the reference gets 5 s to stop before it is killed; a loaded CI machine is slow
-
-
-@pytest.fixture
-def workdir(tmp_path):
-    (tmp_path / "contract" / "catalog").mkdir(parents=True)
-    (tmp_path / "contract" / "requirements.yaml").write_text(REQUIREMENTS)
-    (tmp_path / "contract" / "profile.default.yaml").write_text(PROFILE)
-    (tmp_path / "contract" / "catalog" / "errors.yaml").write_text(ERRORS)
-    (tmp_path / "suites" / "endpoints").mkdir(parents=True)
-    (tmp_path / "suites" / "endpoints" / "test_demo.py").write_text(textwrap.dedent(SUITE))
-    return tmp_path
-
-
-def cli_env(workdir):
-    env = dict(os.environ)
-    env["PAYCONFORM_CONTRACT_DIR"] = str(workdir / "contract")
-    env["PAYCONFORM_SUITES_DIR"] = str(workdir / "suites")
-    env["PAYCONFORM_REFERENCE_MODULE"] = "fake_reference"
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), env.get("PYTHONPATH", "")) if p)
-    return env
-
-
-def cli(workdir, *args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "payconform.cli", *args], cwd=workdir, env=cli_env(workdir),
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def test_version_and_help(workdir):
@@ -75,7 +49,7 @@ def test_select_passing_and_nothing(workdir, ref_target):
     res = cli(workdir, "run", "--target", str(path), "--select", "DEMO-PASS", "-n", "2", "--report-dir", "r1")
     assert res.returncode == 0, res.stdout + res.stderr
     res = cli(workdir, "run", "--target", str(path), "--select", "NOPE-*", "-n", "0", "--report-dir", "r2")
-    assert res.returncode == 5
+    assert res.returncode == 2
     assert "no tests were collected or selected" in res.stderr
 
 
@@ -127,3 +101,32 @@ def _signal_state(pid: int) -> str:
     except OSError:
         return "no /proc status"
     return "; ".join(line for line in lines if line.startswith(("SigBlk", "SigIgn", "SigCgt", "State")))
+
+
+def test_check_passes_a_testable_target(workdir, ref_target):
+    _, path = ref_target
+    res = cli(workdir, "check", "--target", str(path))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "preflight: base URL answers as this API" in res.stderr and "can be tested" in res.stdout
+
+
+@pytest.mark.parametrize("case", ["dead port", "unknown key", "no credential"])
+def test_a_run_that_cannot_test_the_target_exits_2_in_seconds(workdir, ref_target, case):
+    target, _ = ref_target
+    base_url = target.base_url
+    args = ["--api-key", f"svc_test_{'0' * 32}_{'A' * 43}"]
+    if case == "dead port":
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        base_url = f"http://127.0.0.1:{sock.getsockname()[1]}/business/api/v1"
+        sock.close()
+    elif case == "no credential":
+        args = []
+    started = time.monotonic()
+    res = cli(workdir, "run", "--base-url", base_url, "--org-id", target.org_id, *args, "-n", "0",
+              "--report-dir", "r-broken")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "payconform: cannot test this target:" in res.stderr
+    assert {"dead port": "does not answer", "unknown key": "UNAUTHORIZED",
+            "no credential": "no credential"}[case] in res.stderr
+    assert time.monotonic() - started < 10 + 5  # the 10 s, plus the interpreter's start on a loaded machine

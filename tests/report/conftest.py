@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from payconform import paths
 from payconform.contract import Contract
 from payconform.results import build_results
 
-from ..harness.test_cli import cli, workdir  # noqa: F401  (the fake suite project and its CLI runner)
+from ..harness.fake_project import cli, workdir  # noqa: F401  (the fake suite project and its CLI runner)
 
 CONTRACT = Contract(requirements={
     "CONV-A": {"id": "CONV-A", "part": "conventions", "section": "Money", "quote": "Money is a decimal string.",
@@ -24,6 +25,7 @@ CONTRACT = Contract(requirements={
                "testable": False, "reason": "cannot be observed over the API"},
 })
 
+SCHEMA_PATH = paths.PACKAGE_DIR / "schemas" / "results.schema.json"
 SECRET = "svc_test_DO_NOT_LEAK_1234567890"
 FAILURE_MESSAGE = (
     "[ERR-B] Errors > Errors: \"A replayed key answers 409.\"\n"

@@ -8,8 +8,7 @@ import re
 import jsonschema
 import yaml
 
-from .conftest import cli
-from .test_results_schema import SCHEMA_PATH
+from .conftest import SCHEMA_PATH, cli
 
 KEEP = ["--", "-k", "not test_fresh_org"]  # the fake suite's operator-org test is for the plugin tests
 

@@ -7,12 +7,10 @@ import json
 import jsonschema
 import pytest
 
-from payconform import baseline, paths
+from payconform import baseline
 from payconform.results import REQUIREMENT_VERDICTS, TEST_VERDICTS
 
-from .conftest import CONTRACT
-
-SCHEMA_PATH = paths.PACKAGE_DIR / "schemas" / "results.schema.json"
+from .conftest import CONTRACT, SCHEMA_PATH
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,39 @@
+"""``payconform check``: the preflight on its own, and the same preflight at the start of ``payconform run``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..preflight import preflight, print_preflight
+from ..target import Target, TargetConfigError, flag_overrides
+
+# The exit code of a run that cannot start: the target is not testable as described.
+CANNOT_TEST = 2
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def preflight_blocks(target: Target) -> bool:
+    """Run the preflight, print what it saw; True when the run must stop (exit ``CANNOT_TEST``)."""
+    result = preflight(target)
+    print_preflight(result, _stderr)
+    return not result.ok
+
+
+def cmd_check(ns: argparse.Namespace) -> int:
+    """Load the target from the file and flags, run the preflight: 0 when it can be tested, else 2."""
+    if not (ns.target or ns.base_url):
+        _stderr("payconform check: give --target FILE or --base-url URL")
+        return CANNOT_TEST
+    try:
+        target = Target.load(ns.target, overrides=flag_overrides(lambda name: getattr(ns, name, None)))
+    except TargetConfigError as exc:
+        _stderr(f"payconform: {exc}")
+        return CANNOT_TEST
+    if preflight_blocks(target):
+        return CANNOT_TEST
+    print(f"payconform: {target.base_url} can be tested")
+    return 0
