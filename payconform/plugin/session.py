@@ -22,7 +22,7 @@ from .. import results as _results
 from ..client import Api
 from ..operator import load_operator
 from ..target import Target, TargetConfigError
-from .options import target_overrides
+from .options import base_url, target_overrides
 
 STATE = pytest.StashKey["PayconformState"]()
 WORKER_TARGET = "payconform_target_file"
@@ -43,7 +43,7 @@ class PayconformState:
         self.is_worker = hasattr(config, "workerinput")
         self.explicit = bool(
             config.getoption("payconform_target")
-            or config.getoption("payconform_base_url")
+            or base_url(config)
             or config.getoption("payconform_embedded")
             or (self.is_worker and config.workerinput.get(WORKER_TARGET))
         )
@@ -131,7 +131,7 @@ def _configure(state: PayconformState) -> None:
             state.target = Target.load(path)
     elif config.getoption("payconform_embedded"):
         state.target = _start_embedded(state)
-    elif config.getoption("payconform_target") or config.getoption("payconform_base_url"):
+    elif config.getoption("payconform_target") or base_url(config):
         state.target = Target.load(config.getoption("payconform_target"), overrides=target_overrides(config))
     elif any(v is not None for v in target_overrides(config).values()):
         raise TargetConfigError("payconform: target flags were given without --target or --base-url")

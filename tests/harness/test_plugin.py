@@ -221,3 +221,32 @@ def test_xdist_group_honoured(project, ref_target):
     assert len(workers) == 6 and len(set(workers)) == 1
     tests = load_results(project)["tests"]
     assert len(tests) == 6 and not any(t["nodeid"].endswith("@g") for t in tests)
+
+
+WEB_TEST = '''
+def test_the_web_app(base_url):
+    assert base_url == "http://app.example.test"
+'''
+
+
+def test_coexists_with_pytest_base_url(project, ref_target):
+    """pytest-base-url (pytest-playwright, pytest-selenium) owns --base-url: both plugins' tests still run."""
+    target, _ = ref_target
+    (project.path / "web").mkdir()
+    (project.path / "web" / "test_web.py").write_text(WEB_TEST)
+    res = run(project, "web", "--base-url", "http://app.example.test")
+    res.assert_outcomes(passed=1)
+    assert "payconform target" not in res.stdout.str()  # a web app's base URL is not a payconform target
+    res = run(project, "suites", "--base-url", target.base_url, "--org-id", target.org_id,
+              "--api-key", target.api_key, "--report-dir", "out", "-k", "test_balance and not created")
+    res.assert_outcomes(passed=1)
+    res = run(project, "suites", "--payconform-base-url", target.base_url, "--payconform-org-id", target.org_id,
+              "--payconform-api-key", target.api_key, "--report-dir", "out", "-k", "test_balance and not created")
+    res.assert_outcomes(passed=1)
+
+
+def test_registers_base_url_itself_without_pytest_base_url(project, ref_target):
+    target, _ = ref_target
+    res = run(project, "-p", "no:base_url", "suites", "--base-url", target.base_url, "--org-id", target.org_id,
+              "--api-key", target.api_key, "--report-dir", "out", "-k", "test_balance and not created")
+    res.assert_outcomes(passed=1)
