@@ -76,3 +76,16 @@ def test_harness_modules_stay_small(path: Path) -> None:
     """One job per module: a harness module past the bound is split along its concerns."""
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_HARNESS_LINES, f"{path.relative_to(ROOT)} has {lines} lines (at most {MAX_HARNESS_LINES})"
+
+
+WIRING = {REFERENCE / "reference.py", REFERENCE / "app.py"}  # assemble the server: the operation table, the app
+
+
+@pytest.mark.parametrize("path", [p for p in _files(REFERENCE, exclude=REFERENCE / "routes") if p not in WIRING],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_reference_domain_never_imports_routes(path: Path) -> None:
+    """Routes translate HTTP and call the domain; the domain (and the operator API, the mutants) never calls a
+    route module, so its rules stay reachable without HTTP and free of import cycles."""
+    routes = "payconform.reference.routes"
+    bad = [f"line {n}: {m}" for n, m in _imports(path) if m == routes or m.startswith(routes + ".")]
+    assert not bad, f"{path.relative_to(ROOT)} imports the reference's routes: {bad}"

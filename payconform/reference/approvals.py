@@ -2,7 +2,7 @@
 
 A payout at or above the threshold, or one that would exceed the velocity cap (payouts created in a
 sliding window), is not created: the request is kept in an approval (`pending`, 202 `pending_approval`).
-Deciding is a dashboard action (the operator API): approving executes the kept request as a payout
+Deciding is a dashboard action (the operator API): approving executes the kept request as a payout (`execute`)
 (`executed` with `payoutId`, or `execution_failed` with the refusal's error `type`); rejecting sends
 nothing; an approval nobody decides expires `lifetime` (24 hours) after creation on the organization's
 clock, applied when it is next read or decided. Policy and lifetime are instance attributes (mutants).
@@ -16,13 +16,19 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from starlette.datastructures import Headers, QueryParams
+
 from . import ids
+from .auth import Principal
 from .clock import iso
+from .errors import ApiError
 from .operation import Call, Reply
+from .payouts import make_payout
 from .store import Store, dumps
 
 if TYPE_CHECKING:
     from .events import Events
+    from .reference import Reference
 
 PENDING = "pending"
 
@@ -140,3 +146,21 @@ class Approvals:
 def kept_request(row: sqlite3.Row) -> tuple[bytes, frozenset[str]]:
     """The held request's body and the scopes of the key that sent it."""
     return row["request"].encode("utf-8"), frozenset(json.loads(row["scopes"]))
+
+
+def execute(ref: Reference, org_id: str, row: sqlite3.Row, request_id: str, path: str) -> None:
+    """Run the held request now, as the key that sent it; record `executed` or `execution_failed`."""
+    raw, scopes = kept_request(row)
+    now = ref.clock.now(org_id)
+    call = Call(ref=ref, op=ref.operations["createPayout"], request_id=request_id,
+                principal=Principal(key_id="approval", org_id=org_id, mode=row["mode"], prefix="", scopes=scopes),
+                org_id=org_id, path=path, params={"orgId": org_id}, query_params=QueryParams(""),
+                headers=Headers(), raw_body=raw, now=now)
+    try:
+        reply = make_payout(call, approved=True)
+    except ApiError as err:
+        ref.approvals.decide(ref.store, row, "execution_failed", now, error_type=err.type,
+                             approvals=row["approvals"] + 1)
+        return
+    ref.approvals.decide(ref.store, row, "executed", now, payout_id=reply.body["payoutId"],
+                         approvals=row["approvals"] + 1)

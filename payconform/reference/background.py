@@ -1,7 +1,7 @@
 """State changes that fall due with time, applied without a request: payout timelines, the `.02` and `.04`
 checkout payment timelines, approval expiry and the validation of payout batches.
 
-Reads apply them lazily (`lifecycle.py`, `routes/payments.py`, `approvals.py`); a conforming service also
+Reads apply them lazily (`lifecycle.py`, `payments.py`, `approvals.py`); a conforming service also
 announces them when nobody reads, so the dispatcher (every 15 seconds and after each operator clock
 advance) and the event feed call `settle_due` first. Each change records its event through the same code
 as a read, in one transaction with the change.
@@ -17,7 +17,7 @@ from .auth import Principal
 from .checkout import CHARGEBACK, SETTLES
 from .lifecycle import DEFAULT
 from .operation import Call
-from .routes.payments import run_timeline
+from .payments import run_timeline
 
 if TYPE_CHECKING:
     import sqlite3

@@ -8,7 +8,7 @@ payable destination in its currency): a line that fails is `invalid` with `error
 Every read settles the run first, like the payout lifecycle (so does `background.settle_due`, without a read).
 
 Confirm (only from `awaiting_confirmation`, and only once an approval the run needed is `approved`) creates
-every valid line through the payout creation code (`routes/payouts.place`), so each has its own lifecycle and
+every valid line through the payout creation code (`payouts.place`), so each has its own lifecycle and
 `payout.*` events; a line the creation refuses is `create_failed` with `errors[]` naming the refusal's type.
 The run then ends `completed`. An operator fault on the pseudo-operation `payoutBatchRun` breaks the run
 instead: `failed`, and no payout. Cancel works before creation starts; the lines are then `canceled`.
@@ -16,7 +16,8 @@ instead: `failed`, and no payout. Cancel works before creation starts; the lines
 Each status the spec gives an event records it (`payout_batch.*`, the run as read, `counts` included) in the
 transaction of the change. Patch points for mutants (attributes of this instance): `validating_after`,
 `validated_after`, `confirmable`, `cancelable`, `events`, `enabled`, `duplicate_of`, `needs_approval`,
-`check_line`, `counts`, `settle`, `enter`, `approval_pending`, `run`, `cancel`.
+`check_line`, `counts`, `settle`, `enter`, `approval_pending`, `run`, `cancel` (the flows `start`, `confirm` and
+`withdraw` call them through the instance).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from .errors import ApiError
 from .money import fmt, parse_decimal
 from .operation import Call
 from .orgs import get_org
-from .routes.payouts import place, read_order, vet
+from .payouts import place, read_order, vet
 from .store import Store, dumps
 
 RECEIVED, VALIDATING, AWAITING = "received", "validating", "awaiting_confirmation"
@@ -209,6 +210,29 @@ class Batches:
             call.ref.store.run("UPDATE payout_batch_items SET status = ?, payout_id = ? WHERE id = ?",
                                (CREATED, reply.body["payoutId"], item["id"]))
         return self.enter(call, row, COMPLETED, call.now)
+
+    def start(self, call: Call, external_reference_id: str, lines: list[Any]) -> sqlite3.Row:
+        """A new run, unless `externalReferenceId` is taken: PAYOUT_BATCH_DUPLICATE_REFERENCE naming that run."""
+        original = self.duplicate_of(call, external_reference_id)
+        if original is not None:
+            raise ApiError("PAYOUT_BATCH_DUPLICATE_REFERENCE", originalBatchId=original["id"])
+        return self.create(call, external_reference_id, lines)
+
+    def confirm(self, call: Call, row: sqlite3.Row) -> sqlite3.Row:
+        """Creation begins only from a confirmable status and once any approval the run needed is given."""
+        if row["status"] not in self.confirmable:
+            raise ApiError("PAYOUT_BATCH_NOT_CONFIRMABLE", f"The batch is {row['status']}, not awaiting_confirmation.")
+        if self.approval_pending(call, row):
+            raise ApiError("PAYOUT_BATCH_AWAITING_APPROVAL", approvalId=row["approval_id"])
+        return self.run(call, row)
+
+    def withdraw(self, call: Call, row: sqlite3.Row) -> sqlite3.Row:
+        """Cancel on request: a canceled run stays as it is; otherwise only from a cancelable status."""
+        if row["status"] == CANCELED:
+            return row
+        if row["status"] not in self.cancelable:
+            raise ApiError("PAYOUT_BATCH_NOT_CANCELABLE", f"The batch is {row['status']}; creation has started.")
+        return self.cancel(call, row)
 
     def cancel(self, call: Call, row: sqlite3.Row) -> sqlite3.Row:
         """Stop the run before creation: the lines not yet judged invalid are `canceled`; no payout exists."""

@@ -2,7 +2,7 @@
 
 It runs every 15 seconds in the background (Events > Delivery and retries, rule 1) and, so that a test
 which moves an organization's clock sees the deliveries that became due without waiting, once more right
-after each operator clock advance and each replay (`operator.py`). A delivery is due when its
+after each operator clock advance and each replay (`operator/`). A delivery is due when its
 `next_attempt_at` is at or before its organization's clock.
 
 Signing is Standard Webhooks with neutral header names: `whk-id` (the event id), `whk-timestamp` (Unix

@@ -27,6 +27,7 @@ from . import ledger
 from .clock import iso
 from .events import EVENT_TYPES
 from .operation import Call
+from .payout_view import payout_json
 
 ACCOUNT_FIELDS = ("accountNumber", "iban", "address")
 DEFAULT = "default"
@@ -74,8 +75,6 @@ class Lifecycle:
             "INSERT INTO payout_transitions (payout_id, org_id, mode, event, from_status, to_status, at)"
             " VALUES (?,?,?,?,?,?,?)", (payout_id, call.org_id, call.mode, event, from_status, to_status, iso(at)))
         if event in EVENT_TYPES:
-            from .routes.payouts import payout_json  # the route module imports this one
-
             row = call.ref.store.one("SELECT * FROM payouts WHERE id = ?", (payout_id,))
             assert row is not None
             call.ref.events.record(call.org_id, call.mode, event, payout_json(row), at)

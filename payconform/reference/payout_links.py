@@ -14,7 +14,9 @@ later submit. Hosted payout links are configured for every organization unless t
 feature `payout_links_unconfigured`; then both routes answer 503 PAYOUT_LINKS_UNAVAILABLE.
 
 Statuses: `open` -> `submitted` (the payout made) | `failed`. Every rule is an attribute or method of the
-instance (`ref.payout_links`), so a mutant changes one server only.
+instance (`ref.payout_links`), so a mutant changes one server only; `create` and `submit` are the two flows,
+and the payout a submit makes is a real payout (`payouts.place`) to a recipient registered from the end
+user's details (or the recipient already holding that account).
 """
 
 from __future__ import annotations
@@ -26,17 +28,25 @@ import json
 import secrets
 import sqlite3
 from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
 
 from starlette.requests import Request
 
+from . import ids
 from .auth import Principal
 from .clock import Clock, iso
+from .corridors import CURRENCIES, account_fingerprint
 from .errors import ApiError
 from .ids import same_signature
 from .lifecycle import ACCOUNT_FIELDS
+from .operation import Call, Reply
 from .orgs import get_org
+from .payout_view import payout_json
+from .payouts import PayoutOrder, find, place
 from .ratelimit import RateLimiter
-from .store import Store
+from .recipients import Method, insert_method, insert_recipient, linked_method
+from .store import Store, dumps
 
 OPEN, SUBMITTED, FAILED = "open", "submitted", "failed"
 UNCONFIGURED = "payout_links_unconfigured"  # profile sandbox.payout_links.unconfigured_feature
@@ -139,3 +149,63 @@ def unusable(detail: str) -> ApiError:
     err = ApiError("PAYOUT_LINK_UNUSABLE", detail)
     err.keeps_writes = True
     return err
+
+
+def create(call: Call, amount: Decimal, source_currency: str, destination_currency: str, country: str,
+           reference: str, expires_at: datetime) -> sqlite3.Row:
+    """A new `open` link carrying the creating key's scopes (a crypto link needs `crypto_payouts`)."""
+    if destination_currency in CURRENCIES["crypto"] and "crypto_payouts" not in call.principal.scopes:
+        raise ApiError("CRYPTO_PAYOUTS_DISABLED")
+    link_id = ids.new_id("plink")
+    now = iso(call.now)
+    call.ref.store.run(
+        "INSERT INTO payout_links (id, org_id, mode, source_amount, source_currency, destination_currency, country,"
+        " reference, scopes, status, expires_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (link_id, call.org_id, call.mode, str(amount), source_currency, destination_currency, country, reference,
+         dumps(sorted(call.principal.scopes)), OPEN, iso(expires_at), now, now),
+    )
+    row = call.ref.store.one("SELECT * FROM payout_links WHERE id = ?", (link_id,))
+    assert row is not None
+    return row
+
+
+def earlier_outcome(call: Call, link: sqlite3.Row) -> Reply | None:
+    """What a link that was already used answers, before its body is read: a spent link its payout
+    (`status: already_submitted`); a failed one PAYOUT_LINK_UNUSABLE. None for a link still to be used."""
+    if link["status"] == SUBMITTED:
+        payout = payout_json(find(call, link["payout_id"]))
+        return Reply(200, {**payout, "status": "already_submitted"}, link["payout_id"])
+    if link["status"] == FAILED:
+        raise ApiError("PAYOUT_LINK_UNUSABLE",
+                       f"This link's payout failed at execution ({link['error_type']}); links are single use.")
+    return None
+
+
+def _payable_account(call: Call, contact: dict[str, Any], method: Method) -> str:
+    """The destinationAccountId of the account: the method already holding it, or a new recipient with it."""
+    fingerprint = account_fingerprint(*method)
+    if linked_method(call, fingerprint) is None:
+        insert_method(call, insert_recipient(call, contact), method)
+    held = linked_method(call, fingerprint)
+    assert held is not None
+    return held["destination_account_id"]
+
+
+def submit(call: Call, link: sqlite3.Row, contact: dict[str, Any], method: Method) -> Reply:
+    """Spend an open link: the payout of its amount to the end user's account, or the refusal (a payout refused
+    at execution fails the link)."""
+    links = call.ref.payout_links
+    if links.unknown_account(method[2]):
+        raise ApiError("DESTINATION_ACCOUNT_NOT_FOUND", "The network does not know this account.")
+    amount = Decimal(link["source_amount"])
+    if call.ref.approvals.applies(call, amount):
+        raise ApiError("USE_POST_PAYOUTS")
+    order = PayoutOrder(_payable_account(call, contact, method), amount, link["source_currency"],
+                        link["destination_currency"], link["reference"])
+    try:
+        reply = place(call, order, approved=True)
+    except ApiError as refused:
+        raise links.fail(link, refused, call.now) from None
+    assert reply.resource_id is not None
+    links.spend(link, reply.resource_id, call.now)
+    return reply

@@ -7,7 +7,7 @@ to expire sooner keeps its own expiry. An expired key cannot be rotated (the KEY
 key"). The successor keeps the predecessor's mode, scopes and pinning and gets a fresh default expiry
 (the spec does not say which expiry a successor has).
 
-Rotation is a dashboard action: the operator API performs it (`keys_operator.py`); the API route answers an
+Rotation is a dashboard action: the operator API performs it (`operator/keys.py`); the API route answers an
 API key with 403 (`routes/keys.py`). Patch points: `overlap`, `check`, `deadline`.
 """
 

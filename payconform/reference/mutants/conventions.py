@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ApiError
 from ..operation import Call, Reply
 from ..responses import Outgoing
-from ..routes.products import product_json
+from ..products import product_json
 from . import mutant
 from .auth import Authenticate, around_authenticate
 

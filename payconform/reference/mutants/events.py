@@ -19,7 +19,7 @@ from ..clock import iso
 from ..errors import ApiError
 from ..events import EVENT_TYPES
 from ..operation import Call, Reply
-from ..routes.webhooks import new_secret
+from ..webhook_endpoints import new_secret
 from . import mutant
 
 if TYPE_CHECKING:

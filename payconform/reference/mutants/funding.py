@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ApiError
 from ..operation import Call, Reply
-from ..routes.funding import HASH
-from ..routes.payouts import find, payout_json
+from ..funding import HASH
+from ..payout_view import payout_json
+from ..payouts import find
 from . import mutant
 from .payouts import rewrite_reads
 

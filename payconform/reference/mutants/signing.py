@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import utils
 from ..auth import Principal
 from ..clock import add_years, iso
 from ..errors import ApiError
-from ..keys_operator import api_key_json
+from ..operator.keys import api_key_json
 from ..operation import Call, Reply
 from ..reference import API_PREFIX
 from ..requestid import request_id_of

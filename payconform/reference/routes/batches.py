@@ -34,10 +34,7 @@ def create_batch(call: Call) -> Reply:
         c.fail("items", f"must be an array of 1-{MAX_LINES} payout line objects")
     c.done()
     assert external_reference_id is not None and isinstance(lines, list)
-    original = rules.duplicate_of(call, external_reference_id)
-    if original is not None:
-        raise ApiError("PAYOUT_BATCH_DUPLICATE_REFERENCE", originalBatchId=original["id"])
-    row = rules.create(call, external_reference_id, lines)
+    row = rules.start(call, external_reference_id, lines)
     return Reply(202, rules.json(call, row), row["id"])
 
 
@@ -84,23 +81,14 @@ def list_items(call: Call) -> Reply:
 def confirm_batch(call: Call) -> Reply:
     """Creation begins (200, the run) only from `awaiting_confirmation` and once any approval is given."""
     rules = call.ref.batches
-    row = rules.find(call, call.params["batchId"])
-    if row["status"] not in rules.confirmable:
-        raise ApiError("PAYOUT_BATCH_NOT_CONFIRMABLE", f"The batch is {row['status']}, not awaiting_confirmation.")
-    if rules.approval_pending(call, row):
-        raise ApiError("PAYOUT_BATCH_AWAITING_APPROVAL", approvalId=row["approval_id"])
-    row = rules.run(call, row)
+    row = rules.confirm(call, rules.find(call, call.params["batchId"]))
     return Reply(200, rules.json(call, row), row["id"])
 
 
 def cancel_batch(call: Call) -> Reply:
     """200 and the run, `canceled`, before creation starts; PAYOUT_BATCH_NOT_CANCELABLE after."""
     rules = call.ref.batches
-    row = rules.find(call, call.params["batchId"])
-    if row["status"] != batches.CANCELED:
-        if row["status"] not in rules.cancelable:
-            raise ApiError("PAYOUT_BATCH_NOT_CANCELABLE", f"The batch is {row['status']}; creation has started.")
-        row = rules.cancel(call, row)
+    row = rules.withdraw(call, rules.find(call, call.params["batchId"]))
     return Reply(200, rules.json(call, row), row["id"])
 
 

@@ -2,7 +2,7 @@
 
 "signed-in dashboard session only; an API key cannot call it": the reference has no dashboard session on
 its API, so every call is refused with 403 FORBIDDEN after the usual key and organization checks, and the
-refusal is audited. The dashboard's rotation is the operator's (`keys_operator.py`).
+refusal is audited. The dashboard's rotation is the operator's (`operator/keys.py`).
 """
 
 from __future__ import annotations

@@ -1,65 +1,22 @@
-"""Checkout links, prefix `/checkout/organizations/{orgId}/links`: create, list, read, update, publish,
-pause, delete (States > Checkout link).
-
-A link made from a product copies the product's name and price at that moment (later product edits do
-not reprice it) while description and image are read live. Every product a link is made from counts it
-in `linkCount` until the link is deleted. Publishing calls the simulated card processor
-(`ref.checkout.call_processor`); a failed publish during create is a 201 with `publishError`. What moves
-a link to `expired` is not shown; here a `sent` link whose `expiresAt` has passed (on the organization's
-clock) reads `expired`, while an expired draft stays a draft that answers LINK_EXPIRED on publish. An edit
-while a publish of the link is in flight answers 409 CONFLICT, as a second publish does.
-"""
+"""Checkout links over the API, prefix `/checkout/organizations/{orgId}/links`: create, list, read, update,
+publish, pause, delete (the rules: `links.py`)."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from decimal import Decimal
 from typing import Any
 
-from .. import ids
+from .. import links
 from ..clock import iso
 from ..errors import ApiError
-from ..money import fmt
+from ..links import expire_if_due, find_link, link_json
 from ..operation import Call, Operation, Reply
 from ..paging import by_seq
-from ..store import dumps
 from ..validate import Checker, check
-from .products import find_product, unit_amount
 
 MAX_ITEMS = 20
-PUBLIC_PAGE = "/pay/{linkId}"
 
 
-def _live_product(call: Call, product_id: str) -> sqlite3.Row | None:
-    return call.ref.store.one("SELECT description, image_url FROM products WHERE id = ?", (product_id,))
-
-
-def link_json(call: Call, row: sqlite3.Row) -> dict[str, Any]:
-    items = []
-    for item in json.loads(row["items"]):
-        product = _live_product(call, item["productId"])
-        items.append({**item, "description": product["description"] if product else None,
-                      "imageUrl": product["image_url"] if product else None})
-    body = {
-        "id": row["id"],
-        "status": row["status"],
-        "productId": row["product_id"],
-        "items": items,
-        "currency": row["currency"],
-        "totalAmount": row["total_amount"],
-        "expiresAt": row["expires_at"],
-        "shareUrl": row["share_url"],
-        "rails": ["card"],
-        "createdAt": row["created_at"],
-        "updatedAt": row["updated_at"],
-    }
-    if row["publish_error"]:
-        body["publishError"] = json.loads(row["publish_error"])
-    return body
-
-
-def _requested_items(c: Checker) -> list[tuple[str, int]]:
+def _requested_items(c: Checker) -> links.Requested:
     """[(productId, quantity)] from `productId` or `items` (exactly one of the two; null counts as absent)."""
     has_product, has_items = c.obj.get("productId") is not None, c.obj.get("items") is not None
     if has_product and has_items:
@@ -88,67 +45,14 @@ def _requested_items(c: Checker) -> list[tuple[str, int]]:
     return requested
 
 
-def _priced(call: Call, requested: list[tuple[str, int]]) -> tuple[list[dict[str, Any]], str, str]:
-    """Items copying each product's name and price now, the link's currency and its total."""
-    items, currencies, total = [], set(), Decimal(0)
-    for product_id, quantity in requested:
-        product = find_product(call, product_id)
-        if product["archived"]:
-            raise ApiError("BAD_REQUEST", f"Product {product_id} is archived; new links cannot be made from it.")
-        items.append({"productId": product_id, "name": product["name"], "unitAmount": product["unit_amount"],
-                      "currency": product["currency"], "quantity": quantity})
-        currencies.add(product["currency"])
-        total += unit_amount(product) * quantity
-    if len(currencies) > 1:
-        raise ApiError("BAD_REQUEST", "All items of a link must share one currency.")
-    return items, currencies.pop(), fmt(total)
-
-
-def _count_links(call: Call, items: list[dict[str, Any]], delta: int) -> None:
-    for product_id in {item["productId"] for item in items}:
-        call.ref.store.run("UPDATE products SET link_count = link_count + ? WHERE id = ?", (delta, product_id))
-
-
 def create_link(call: Call) -> Reply:
     c = check(call.json())
     requested = _requested_items(c)
     expires_at = c.instant("expiresAt", nullable=True)
     publish = c.boolean("publish")
     c.done()
-    items, currency, total = _priced(call, requested)
-    link_id, now = ids.new_id("lnk"), iso(call.now)
-    call.ref.store.run(
-        "INSERT INTO links (id, org_id, mode, product_id, items, currency, total_amount, status, expires_at,"
-        " created_at, updated_at) VALUES (?,?,?,?,?,?,?,'draft',?,?,?)",
-        (link_id, call.org_id, call.mode, c.obj.get("productId"), dumps(items), currency, total,
-         iso(expires_at) if expires_at else None, now, now),
-    )
-    _count_links(call, items, 1)
-    if publish:
-        try:
-            _publish(call, find_link(call, link_id))
-        except ApiError as err:
-            call.ref.store.run("UPDATE links SET publish_error = ? WHERE id = ?",
-                               (dumps({"type": err.type, "detail": err.detail}), link_id))
-    return Reply(201, link_json(call, find_link(call, link_id)), link_id)
-
-
-def find_link(call: Call, link_id: str) -> sqlite3.Row:
-    """The link of this organization and mode, `sent` turned `expired` once its `expiresAt` has passed."""
-    row = call.ref.store.one(
-        "SELECT * FROM links WHERE id = ? AND org_id = ? AND mode = ? AND deleted_at IS NULL",
-        (link_id, call.org_id, call.mode),
-    )
-    if row is None:
-        raise ApiError("NOT_FOUND", "No such link in this organization.")
-    return expire_if_due(call.ref.store, row, iso(call.now))
-
-
-def expire_if_due(store: Any, row: sqlite3.Row, now: str) -> sqlite3.Row:
-    if row["status"] == "sent" and row["expires_at"] and row["expires_at"] <= now:
-        store.run("UPDATE links SET status = 'expired', updated_at = ? WHERE id = ?", (row["expires_at"], row["id"]))
-        return store.one("SELECT * FROM links WHERE id = ?", (row["id"],))
-    return row
+    row = links.create(call, requested, c.obj.get("productId"), expires_at, publish)
+    return Reply(201, link_json(call, row), row["id"])
 
 
 def get_link(call: Call) -> Reply:
@@ -176,70 +80,23 @@ def update_link(call: Call) -> Reply:
     requested = _requested_items(c) if reprice else []
     expires_at = c.instant("expiresAt", nullable=True)
     c.done()
-    row = find_link(call, call.params["linkId"])
-    if call.ref.checkout.publish_running(call, call.path + "/publish"):
-        raise ApiError("CONFLICT", "A publish of this link is in flight; re-read it before editing.")
-    if row["status"] != "draft":
-        raise ApiError("BAD_REQUEST", f"The link is {row['status']}; only a draft can be edited.")
-    if c.present("expiresAt"):
-        call.ref.store.run("UPDATE links SET expires_at = ? WHERE id = ?",
-                           (iso(expires_at) if expires_at else None, row["id"]))
-    if reprice:
-        items, currency, total = _priced(call, requested)
-        _count_links(call, json.loads(row["items"]), -1)
-        _count_links(call, items, 1)
-        call.ref.store.run("UPDATE links SET product_id = ?, items = ?, currency = ?, total_amount = ? WHERE id = ?",
-                           (c.obj.get("productId"), dumps(items), currency, total, row["id"]))
-    call.ref.store.run("UPDATE links SET updated_at = ? WHERE id = ?", (iso(call.now), row["id"]))
-    return Reply(200, link_json(call, find_link(call, row["id"])), row["id"])
-
-
-def share_url(call: Call, link_id: str) -> str:
-    """The public page, served by this server outside the API prefix."""
-    host = call.headers.get("host", "localhost")
-    return f"http://{host}" + PUBLIC_PAGE.format(linkId=link_id)
-
-
-def _publish(call: Call, row: sqlite3.Row) -> None:
-    """draft -> sent: expiry first (before any processor call), then conflicts, then the card processor."""
-    if row["status"] == "sent":
-        return
-    if row["status"] != "draft":
-        raise ApiError("BAD_REQUEST", f"A {row['status']} link cannot be published again.")
-    if row["expires_at"] and row["expires_at"] <= iso(call.now):
-        raise ApiError("LINK_EXPIRED", "The draft's expiresAt has passed; PATCH a later one (or null) and publish.")
-    rules = call.ref.checkout
-    blocked = rules.publish_blocked(row["id"], row["total_amount"], call.now)
-    if blocked is None and rules.publish_in_flight(call):
-        blocked = "Another publish or edit of this link is in flight; re-read it."
-    if blocked is not None:
-        raise ApiError("CONFLICT", blocked)
-    rules.call_processor(call, row["id"], row["total_amount"])
-    call.ref.store.run("UPDATE links SET status = 'sent', share_url = ?, publish_error = NULL, updated_at = ?"
-                       " WHERE id = ?", (share_url(call, row["id"]), iso(call.now), row["id"]))
+    row = links.update(call, call.params["linkId"], reprice=(requested, c.obj.get("productId")) if reprice else None,
+                       set_expiry=c.present("expiresAt"), expires_at=expires_at)
+    return Reply(200, link_json(call, row), row["id"])
 
 
 def publish_link(call: Call) -> Reply:
-    row = find_link(call, call.params["linkId"])
-    _publish(call, row)
-    return Reply(200, link_json(call, find_link(call, row["id"])), row["id"])
+    row = links.publish(call, call.params["linkId"])
+    return Reply(200, link_json(call, row), row["id"])
 
 
 def pause_link(call: Call) -> Reply:
-    """draft or sent -> cancelled (permanent; payments untouched); expired is returned as is."""
-    row = find_link(call, call.params["linkId"])
-    if row["status"] in ("draft", "sent"):
-        call.ref.store.run("UPDATE links SET status = 'cancelled', updated_at = ? WHERE id = ?",
-                           (iso(call.now), row["id"]))
-    return Reply(200, link_json(call, find_link(call, row["id"])), row["id"])
+    row = links.pause(call, call.params["linkId"])
+    return Reply(200, link_json(call, row), row["id"])
 
 
 def delete_link(call: Call) -> Reply:
-    row = find_link(call, call.params["linkId"])
-    if row["status"] != "draft":
-        raise ApiError("BAD_REQUEST", "Only a draft link can be deleted; a link that was live cannot.")
-    call.ref.store.run("UPDATE links SET deleted_at = ? WHERE id = ?", (iso(call.now), row["id"]))
-    _count_links(call, json.loads(row["items"]), -1)
+    row = links.delete(call, call.params["linkId"])
     return Reply(200, {**link_json(call, row), "deleted": True}, row["id"])
 
 

@@ -1,36 +1,30 @@
-"""Hosted payout links (Endpoints > Hosted payout link): create with an API key, submit without one.
+"""Hosted payout links over the API (Endpoints > Hosted payout link): create with an API key, submit without one.
 
 `createPayoutLink` (path and body from the profile: `sourceAmount`, `sourceCurrency`, `destinationCurrency`,
 `country`?, `reference`, `expiresAt`?) answers 201 with the link, its bearer `token` and the `url` to submit
 to. `submitPayoutLink` is authorized by the token alone (`ref.payout_links.authenticate`, which answers the
 404s, the link's 429 and the 503); its body names the end user (`name`, `email`, `recipientType`), their
-account (`details`, the fields of the link's corridor) and `esignConsent`, which must be true. The payout it
-makes is a real payout (`payouts.place`) to a recipient registered from those details (or the recipient
-already holding that account), with the link's amount, currencies and reference.
+account (`details`, the fields of the link's corridor) and `esignConsent`, which must be true.
 
 Sandbox (profile `sandbox.payout_links`): an account identifier ending in `0404` is unknown to the network
 (404 DESTINATION_ACCOUNT_NOT_FOUND, the link stays spendable); a link whose amount meets the approval
 policy answers 403 USE_POST_PAYOUTS (nothing sent, still spendable); a payout refused at execution (the
-balance does not cover it) fails the link.
+balance does not cover it) fails the link. The rules: `payout_links.py`.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .. import ids
+from .. import payout_links
 from ..auth import Principal
-from ..clock import iso
-from ..corridors import CURRENCIES, RATES, account_fingerprint, kind_of, read_details
+from ..corridors import RATES, kind_of, read_details
 from ..errors import ApiError, field_error
 from ..operation import Call, Operation, Reply
-from ..payout_links import FAILED, OPEN, SUBMITTED
-from ..store import dumps
+from ..payouts import SOURCE_CURRENCIES
+from ..recipients import TYPES, Method
 from ..validate import COUNTRIES, EMAIL, check
-from .payouts import SOURCE_CURRENCIES, PayoutOrder, find, payout_json, place
-from .recipients import TYPES, insert_method, insert_recipient, linked_method
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -77,22 +71,11 @@ def create_link(call: Call) -> Reply:
         raise ApiError("BAD_REQUEST", "sourceAmount must be positive.")
     if expires_at <= call.now:
         raise field_error("expiresAt", "must be in the future")
-    if destination_currency in CURRENCIES["crypto"] and "crypto_payouts" not in call.principal.scopes:
-        raise ApiError("CRYPTO_PAYOUTS_DISABLED")
-    link_id = ids.new_id("plink")
-    now = iso(call.now)
-    call.ref.store.run(
-        "INSERT INTO payout_links (id, org_id, mode, source_amount, source_currency, destination_currency, country,"
-        " reference, scopes, status, expires_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (link_id, call.org_id, call.mode, str(amount), source_currency, destination_currency, country, reference,
-         dumps(sorted(call.principal.scopes)), OPEN, iso(expires_at), now, now),
-    )
-    row = call.ref.store.one("SELECT * FROM payout_links WHERE id = ?", (link_id,))
-    assert row is not None
-    return Reply(201, link_json(call, row), link_id)
+    row = payout_links.create(call, amount, source_currency, destination_currency, country, reference, expires_at)
+    return Reply(201, link_json(call, row), row["id"])
 
 
-def _submission(call: Call, link: sqlite3.Row) -> tuple[dict[str, Any], tuple[str, str, dict[str, str]]]:
+def _submission(call: Call, link: sqlite3.Row) -> tuple[dict[str, Any], Method]:
     """The end user's contact details and account (the link's corridor), every failed field in one 400."""
     c = check(call.json())
     consent = c.boolean("esignConsent", required=True)
@@ -111,41 +94,14 @@ def _submission(call: Call, link: sqlite3.Row) -> tuple[dict[str, Any], tuple[st
     return contact, (kind, currency, details)
 
 
-def _payable_account(call: Call, contact: dict[str, Any], method: tuple[str, str, dict[str, str]]) -> str:
-    """The destinationAccountId of the account: the method already holding it, or a new recipient with it."""
-    fingerprint = account_fingerprint(*method)
-    if linked_method(call, fingerprint) is None:
-        insert_method(call, insert_recipient(call, contact), method)
-    held = linked_method(call, fingerprint)
-    assert held is not None
-    return held["destination_account_id"]
-
-
 def submit_link(call: Call) -> Reply:
-    links = call.ref.payout_links
-    link = links.find(call.params["token"])
+    link = call.ref.payout_links.find(call.params["token"])
     assert link is not None  # the bearer resolved it
-    if link["status"] == SUBMITTED:
-        payout = payout_json(find(call, link["payout_id"]))
-        return Reply(200, {**payout, "status": "already_submitted"}, link["payout_id"])
-    if link["status"] == FAILED:
-        raise ApiError("PAYOUT_LINK_UNUSABLE",
-                       f"This link's payout failed at execution ({link['error_type']}); links are single use.")
+    earlier = payout_links.earlier_outcome(call, link)
+    if earlier is not None:
+        return earlier
     contact, method = _submission(call, link)
-    if links.unknown_account(method[2]):
-        raise ApiError("DESTINATION_ACCOUNT_NOT_FOUND", "The network does not know this account.")
-    amount = Decimal(link["source_amount"])
-    if call.ref.approvals.applies(call, amount):
-        raise ApiError("USE_POST_PAYOUTS")
-    order = PayoutOrder(_payable_account(call, contact, method), amount, link["source_currency"],
-                        link["destination_currency"], link["reference"])
-    try:
-        reply = place(call, order, approved=True)
-    except ApiError as refused:
-        raise links.fail(link, refused, call.now) from None
-    assert reply.resource_id is not None
-    links.spend(link, reply.resource_id, call.now)
-    return reply
+    return payout_links.submit(call, link, contact, method)
 
 
 def _bearer(ref: Reference, request: Request) -> Principal:

@@ -1,191 +1,34 @@
-"""Payouts (foundation): create from the sandbox balance, read, list, look up by reference.
-
-Money moves from the organization's USD balance to a recipient's payment method named by its
-`destinationAccountId`. Sandbox pricing: a fixed rate per destination currency and no fee (a quote sent with
-sendPayout carries its fee, `pricing.py`); the network's sandbox refusals and the wallet check are
-`ref.pricing`'s. The payout is created `pending`; every read first settles it on the organization's clock
-(`lifecycle.py`), so a read shows where the payout stands now and never an older state.
-"""
+"""Payouts over the API: create, cancel, read, list, look up by reference (the rules: `payouts.py`)."""
 
 from __future__ import annotations
 
-import re
-import sqlite3
-from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
-from .. import ids, ledger
-from ..clock import iso
-from ..corridors import RATES
-from ..errors import ApiError, field_error
-from ..lifecycle import scenario_of
-from ..money import fmt
+from .. import payouts
+from ..errors import field_error
 from ..operation import Call, Operation, Reply
 from ..paging import by_seq
-from ..validate import check
-
-PAYMENT_REASONS = frozenset({
-    "charitable_contributions", "education_fees", "employee_salaries_or_wages", "gifts", "investments",
-    "purchase_of_goods", "purchase_of_services", "personal_transfers", "rent", "loans", "utility_bills",
-    "family_support", "friends_support", "real_estate", "insurance", "intercompany_transfer", "taxes", "travel",
-})
-DESTINATION_CURRENCY = re.compile(r"^[A-Z]{3,4}$")  # ISO 4217, or a stablecoin (USDC, USDT)
-SOURCE_CURRENCIES = ("USD",)  # the sandbox balance is one provider-held USD figure
-
-
-def payout_json(row: sqlite3.Row) -> dict[str, Any]:
-    """The `WebhookPayout` fields (plus `paymentReason`); `failureCode` on failed and returned payouts,
-    `fundsReturned` on failed, returned and canceled ones."""
-    body: dict[str, Any] = {
-        "payoutId": row["id"],
-        "status": row["status"],
-        "requiresFunding": awaiting_funds(row),
-        "sourceCurrency": row["source_currency"],
-        "sourceAmount": row["source_amount"],
-        "destinationCurrency": row["destination_currency"],
-        "destinationAmount": row["destination_amount"],
-        "destinationAccountId": row["destination_account_id"],
-        "fee": {"currency": row["fee_currency"], "amount": row["fee_amount"]},
-        "rate": row["rate"],
-        "reference": row["reference"],
-        "endUser": {"id": row["recipient_id"]},
-        "endUserId": row["recipient_id"],
-        "paymentReason": row["payment_reason"],
-        "createdAt": row["created_at"],
-        "completedAt": row["completed_at"],
-    }
-    if row["failure_code"] is not None:
-        body["failureCode"] = row["failure_code"]
-    if row["funds_returned"] is not None:
-        body["fundsReturned"] = bool(row["funds_returned"])
-    return body
-
-
-def _destination(call: Call, account_id: str) -> sqlite3.Row:
-    """The active method behind a destinationAccountId; deleted methods and recipients are not payable."""
-    row = call.ref.store.one(
-        "SELECT m.* FROM payment_methods m JOIN recipients r ON r.id = m.recipient_id"
-        " WHERE m.destination_account_id = ? AND m.org_id = ? AND m.mode = ?"
-        " AND m.deleted_at IS NULL AND r.deleted_at IS NULL",
-        (account_id, call.org_id, call.mode),
-    )
-    if row is None:
-        raise ApiError("DESTINATION_ACCOUNT_NOT_FOUND")
-    return row
+from ..payout_view import payout_json
 
 
 def create_payout(call: Call) -> Reply:
-    return make_payout(call)
-
-
-@dataclass(frozen=True)
-class PayoutOrder:
-    """What a payout request asks for, validated (the fields of the profile's `createPayout` body)."""
-
-    destination_account_id: str
-    amount: Decimal
-    source_currency: str
-    destination_currency: str
-    reference: str
-    payment_reason: str | None = None
-    fee: Decimal = Decimal(0)  # a priced quote's fee (sendPayout); taken from the amount sent
-
-
-def read_order(body: Any) -> PayoutOrder:
-    """The `createPayout` body as an order; every failed field in one 400 VALIDATION_ERROR."""
-    c = check(body)
-    account_id = c.string("destinationAccountId", required=True, max_len=100)
-    amount = c.amount("sourceAmount", required=True)
-    source_currency = c.string("sourceCurrency", required=True, choices=SOURCE_CURRENCIES)
-    destination_currency = c.string("destinationCurrency", required=True, pattern=DESTINATION_CURRENCY, max_len=4)
-    reference = c.string("reference", required=True)
-    reason = c.string("paymentReason", nullable=True, choices=PAYMENT_REASONS)
-    c.done()
-    assert account_id and amount is not None and source_currency and destination_currency and reference
-    return PayoutOrder(account_id, amount, source_currency, destination_currency, reference, reason)
-
-
-def make_payout(call: Call, *, approved: bool = False) -> Reply:
-    """Create the payout `call` asks for; an approved (held) request skips the approval policy."""
-    return place(call, read_order(call.json()), approved=approved)
-
-
-def vet(call: Call, order: PayoutOrder) -> sqlite3.Row:
-    """The checks before anything is priced (also a batch line's validation): a positive amount to a payable
-    destination in its currency. The destination's payment method."""
-    if order.amount <= 0:
-        raise ApiError("BAD_REQUEST", "sourceAmount must be positive.")
-    method = _destination(call, order.destination_account_id)
-    if order.destination_currency != method["currency"]:
-        raise field_error("destinationCurrency", f"the destination account takes {method['currency']}")
-    return method
-
-
-def place(call: Call, order: PayoutOrder, *, approved: bool = False) -> Reply:
-    """Every rule of sending after validation, then the payout: 201 with it, or 202 held for approvers.
-
-    Shared by every way a payout is made (POST /payouts, an approved request, a submitted payout link);
-    each refusal is raised before anything is written.
-    """
-    amount, source_currency, account_id = order.amount, order.source_currency, order.destination_account_id
-    method = vet(call, order)
-    destination_currency = order.destination_currency
-    # Profile (sandbox.self_funded): a crypto payout is funded from the organization's own wallet.
-    self_funded = method["kind"] == "crypto"
-    if self_funded and "crypto_payouts" not in call.principal.scopes:
-        raise ApiError("CRYPTO_PAYOUTS_DISABLED")
-    if self_funded and not call.ref.pricing.has_wallet(call.ref.store, call.org_id):
-        raise ApiError("WALLET_NOT_PROVISIONED")
-    if not approved and call.ref.approvals.applies(call, amount):
-        return call.ref.approvals.hold(call, amount=amount, currency=source_currency,
-                                       destination_account_id=account_id)
-    call.ref.pricing.check_network(amount, source_currency, method["details"])
-    if not self_funded and ledger.balance(call.ref.store, call.org_id, call.mode, source_currency) < amount:
-        raise ApiError("INSUFFICIENT_BALANCE")
-    rate = RATES[destination_currency]
-    payout_id = ids.new_id("po")
-    call.ref.store.run(
-        "INSERT INTO payouts (id, org_id, mode, reference, recipient_id, destination_account_id, source_amount,"
-        " source_currency, destination_amount, destination_currency, fee_amount, fee_currency, rate,"
-        " payment_reason, status, created_at, scenario, requires_funding)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)",
-        (payout_id, call.org_id, call.mode, order.reference, method["recipient_id"], account_id, fmt(amount),
-         source_currency, fmt((amount - order.fee) * rate), destination_currency, fmt(order.fee), source_currency,
-         str(rate), order.payment_reason, iso(call.now), scenario_of(method["details"]), int(self_funded)),
-    )
-    call.ref.lifecycle.record(call, payout_id, "payout.pending", None, "pending", call.now)
-    if not self_funded:
-        ledger.post(call, type="payout", amount=-amount, currency=source_currency, order_id=payout_id)
-    return Reply(201, payout_json(find(call, payout_id)), payout_id)
-
-
-def find(call: Call, payout_id: str) -> sqlite3.Row:
-    row = call.ref.store.one(
-        "SELECT * FROM payouts WHERE id = ? AND org_id = ? AND mode = ?", (payout_id, call.org_id, call.mode)
-    )
-    if row is None:
-        raise ApiError("NOT_FOUND", "No such payout in this organization.")
-    return call.ref.lifecycle.settle(call, row)
+    return payouts.make_payout(call)
 
 
 def get_payout(call: Call) -> Reply:
-    return Reply(200, payout_json(find(call, call.params["payoutId"])))
-
-
-def awaiting_funds(row: sqlite3.Row) -> bool:
-    """A self-funded payout whose funding has not been confirmed: the only payout that can be canceled."""
-    return bool(row["requires_funding"]) and row["funded_at"] is None and row["status"] == "pending"
+    return Reply(200, payout_json(payouts.find(call, call.params["payoutId"])))
 
 
 def cancel_payout(call: Call) -> Reply:
-    """Only a payout awaiting the organization's own funds can be canceled; money had not moved."""
-    row = find(call, call.params["payoutId"])
-    if not awaiting_funds(row):
-        raise ApiError("PAYOUT_NOT_CANCELABLE")
-    call.ref.store.run("UPDATE payouts SET status = 'canceled', funds_returned = 0 WHERE id = ?", (row["id"],))
-    call.ref.lifecycle.record(call, row["id"], "payout.canceled", "pending", "canceled", call.now)
-    return Reply(200, payout_json(find(call, row["id"])), row["id"])
+    row = payouts.cancel(call, call.params["payoutId"])
+    return Reply(200, payout_json(row), row["id"])
+
+
+def _page(call: Call, rows: list[Any], next_cursor: str | None) -> Reply:
+    body: dict[str, Any] = {"data": [payout_json(call.ref.lifecycle.settle(call, r)) for r in rows]}
+    if next_cursor:
+        body["nextCursor"] = next_cursor
+    return Reply(200, body)
 
 
 def find_by_reference(call: Call) -> Reply:
@@ -199,10 +42,7 @@ def find_by_reference(call: Call) -> Reply:
         where="org_id = ? AND mode = ? AND reference = ?", params=(call.org_id, call.mode, reference),
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),
     )
-    body: dict[str, Any] = {"data": [payout_json(call.ref.lifecycle.settle(call, r)) for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    return _page(call, rows, next_cursor)
 
 
 def list_payouts(call: Call) -> Reply:
@@ -212,10 +52,7 @@ def list_payouts(call: Call) -> Reply:
         where="org_id = ? AND mode = ?", params=(call.org_id, call.mode),
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),
     )
-    body: dict[str, Any] = {"data": [payout_json(call.ref.lifecycle.settle(call, r)) for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    return _page(call, rows, next_cursor)
 
 
 P = "/payments/organizations/{orgId}"

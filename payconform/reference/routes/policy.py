@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import ApiError
 from ..operation import Call, Operation, Reply
 from ..orgs import get_org
-from .payouts import PAYMENT_REASONS
+from ..payouts import PAYMENT_REASONS
 
 
 def list_payment_reasons(call: Call) -> Reply:

@@ -14,9 +14,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from ..clock import iso
+from ..links import PUBLIC_PAGE, public_link
 from ..requestid import request_id_of
-from .links import PUBLIC_PAGE, expire_if_due
 
 if TYPE_CHECKING:
     from ..reference import Reference
@@ -32,10 +31,7 @@ def _page(title: str, lines: list[str]) -> str:
 
 def routes(ref: Reference) -> list[Route]:
     async def page(request: Request) -> Response:
-        row = ref.store.one("SELECT * FROM links WHERE id = ? AND deleted_at IS NULL",
-                            (request.path_params["linkId"],))
-        if row is not None:
-            row = expire_if_due(ref.store, row, iso(ref.clock.now(row["org_id"])))
+        row = public_link(ref, request.path_params["linkId"])
         status = ref.checkout.page_status(row["status"]) if row is not None else 404
         lines = []
         if status == 200 and row is not None:

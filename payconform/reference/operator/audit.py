@@ -2,8 +2,8 @@
 
 Audit event row: "One row per audited mutation (... approvals decided, ... keys and webhook endpoints
 managed), recorded whether it succeeded or was refused." A dashboard action names its actor by
-`actorUserId`. Some handlers write their own success row (keys, approvals); every refusal is written here,
-after the failed action's transaction has rolled back, once the operator token was accepted.
+`actorUserId`. Some handlers write their own success row (keys, approvals: `record`); every refusal is
+written here, after the failed action's transaction has rolled back, once the operator token was accepted.
 """
 
 from __future__ import annotations
@@ -13,13 +13,21 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from .audit import OPERATOR_USER_ID
-from .errors import ApiError
-from .orgs import get_org
-from .requestid import request_id_of
+from ..audit import OPERATOR_USER_ID
+from ..errors import ApiError
+from ..orgs import get_org
+from ..requestid import request_id_of
 
 if TYPE_CHECKING:
-    from .reference import Reference
+    from ..reference import Reference
+
+
+def record(ref: Reference, request: Request, org_id: str, mode: str, action: str, resource_id: str | None,
+           error_type: str | None = None) -> None:
+    """One row for a dashboard action, `refused` when `error_type` is given, else `succeeded`."""
+    ref.audit.record(org_id=org_id, mode=mode, action=action, resource_id=resource_id,
+                     request_id=request_id_of(request), outcome="refused" if error_type else "succeeded",
+                     error_type=error_type, actor_user_id=OPERATOR_USER_ID)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Operator (dashboard) actions on credentials: the rules every key is issued under, signing keys, rotation.
+"""Operator (dashboard) actions on credentials: API keys (issue, revoke, rotate) and signing keys
+(register, rotate), under the rules every key is issued under. Every action is audited with `actorUserId`.
 
 - `key_settings`: mode, scopes, expiry and pinning, the same for API keys and signing keys (scopes
   `crypto_payouts` and `refunds` only alongside `write`; expiry default one year, at most two).
@@ -21,27 +22,19 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from .audit import OPERATOR_USER_ID
-from .auth import SCOPES, KeyRecord
-from .clock import add_years
-from .errors import ApiError, field_error
-from .orgs import get_org
-from .requestid import request_id_of
-from .signing import KeyMaterialError, PrivateKeyPasted, SigningKey
-from .validate import Checker
+from ..auth import SCOPES, KeyRecord
+from ..clock import add_years
+from ..errors import ApiError, field_error
+from ..requestid import request_id_of
+from ..signing import KeyMaterialError, PrivateKeyPasted, SigningKey
+from ..validate import Checker
+from .audit import record
+from .endpoint import OperatorRoute, org_of
 
 if TYPE_CHECKING:
-    from .reference import Reference
+    from ..reference import Reference
 
 KeySettings = tuple[str, list[str], datetime, list[str]]  # mode, scopes, expiry, pinned addresses
-
-
-def org_of(ref: Reference, request: Request) -> str:
-    """The `{orgId}` of an operator path, which must name an organization."""
-    org_id = request.path_params["orgId"]
-    if get_org(ref.store, org_id) is None:
-        raise ApiError("NOT_FOUND", "No such organization.")
-    return org_id
 
 
 def _is_network(value: object) -> bool:
@@ -90,11 +83,26 @@ def signing_key_json(key: SigningKey) -> dict[str, Any]:
             "scopes": sorted(key.scopes), "expiresAt": key.expires_at, "pinnedIps": list(key.pinned_ips)}
 
 
-def _audit(ref: Reference, request: Request, org_id: str, mode: str, action: str, resource_id: str | None,
-           error_type: str | None = None) -> None:
-    ref.audit.record(org_id=org_id, mode=mode, action=action, resource_id=resource_id,
-                     request_id=request_id_of(request), outcome="refused" if error_type else "succeeded",
-                     error_type=error_type, actor_user_id=OPERATOR_USER_ID)
+def issue_key(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+    """Scopes `crypto_payouts` and `refunds` only alongside `write`; expiry default 1 year, at most 2
+    (the rules are attributes of `ref.auth`, read by `key_settings`)."""
+    org_id = org_of(ref, request)
+    now = ref.clock.now(org_id)
+    c = Checker(body)
+    mode, scopes, expiry, pinned = key_settings(ref, c, now)
+    c.done()
+    key, raw = ref.auth.issue(org_id, mode, scopes, expiry, pinned, now)
+    record(ref, request, org_id, key.mode, "api_key.create", key.id)
+    return 201, api_key_json(key, raw)
+
+
+def revoke_key(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+    org_id = org_of(ref, request)
+    key = ref.auth.revoke(org_id, request.path_params["keyId"], ref.clock.now(org_id))
+    if key is None:
+        raise ApiError("NOT_FOUND", "No such key in this organization.")
+    record(ref, request, org_id, key.mode, "api_key.revoke", key.id)
+    return 200, {"id": key.id, "revoked": True}
 
 
 def _read_material(ref: Reference, c: Checker) -> tuple[str | None, str | None]:
@@ -111,7 +119,7 @@ def _refuse_private_key(ref: Reference, request: Request, org_id: str, mode: str
                         exc: PrivateKeyPasted) -> tuple[int, Any]:
     """400 VALIDATION_ERROR, audited, naming the registered key the pasted private key belongs to."""
     exposed = [k.id for k in ref.signing.of_org(org_id) if exc.public_pem and k.public_key_pem == exc.public_pem]
-    _audit(ref, request, org_id, mode, "signing_key.private_key_refused", exposed[0] if exposed else None,
+    record(ref, request, org_id, mode, "signing_key.private_key_refused", exposed[0] if exposed else None,
            "VALIDATION_ERROR")
     reason = exc.reason + (f"; rotate {', '.join(exposed)}, registered with its public half" if exposed else "")
     err = field_error(exc.field, reason)
@@ -130,7 +138,7 @@ def register_signing_key(ref: Reference, request: Request, body: dict[str, Any])
     c.done()
     key = ref.signing.register(org_id, mode, public_key_pem=pem, stamp_key=stamp, scopes=scopes, expires_at=expiry,
                                pinned_ips=pinned, now=now)
-    _audit(ref, request, org_id, mode, "signing_key.create", key.id)
+    record(ref, request, org_id, mode, "signing_key.create", key.id)
     return 201, signing_key_json(key)
 
 
@@ -146,7 +154,7 @@ def rotate_api_key(ref: Reference, request: Request, body: dict[str, Any]) -> tu
                                     add_years(now, ref.auth.default_expiry_years), json.loads(row["pinned_ips"]), now)
     deadline = ref.rotation.deadline(row["expires_at"], now)
     ref.store.run("UPDATE api_keys SET expires_at = ? WHERE id = ?", (deadline, row["id"]))
-    _audit(ref, request, org_id, row["mode"], "api_key.rotate", row["id"])
+    record(ref, request, org_id, row["mode"], "api_key.rotate", row["id"])
     return 201, {**api_key_json(successor, raw), "previousValidUntil": deadline}
 
 
@@ -169,5 +177,14 @@ def rotate_signing_key(ref: Reference, request: Request, body: dict[str, Any]) -
                                      pinned_ips=list(old.pinned_ips), now=now)
     deadline = ref.rotation.deadline(old.expires_at, now)
     ref.signing.set_expiry(old.id, deadline)
-    _audit(ref, request, org_id, old.mode, "signing_key.rotate", old.id)
+    record(ref, request, org_id, old.mode, "signing_key.rotate", old.id)
     return 201, {**signing_key_json(successor), "previousValidUntil": deadline}
+
+
+ROUTES = [
+    OperatorRoute("/orgs/{orgId}/keys", issue_key, "POST"),
+    OperatorRoute("/orgs/{orgId}/keys/{keyId}/revoke", revoke_key, "POST"),
+    OperatorRoute("/orgs/{orgId}/keys/{keyId}/rotate", rotate_api_key, "POST"),
+    OperatorRoute("/orgs/{orgId}/signing-keys", register_signing_key, "POST"),
+    OperatorRoute("/orgs/{orgId}/signing-keys/{keyId}/rotate", rotate_signing_key, "POST"),
+]

@@ -2,8 +2,9 @@
 
 A deposit to the funding account arrives pending and completes later; a movement happens on a network whose
 balance is not tracked; a hold reserves money; a balance source becomes unreadable; historical balance
-transactions are not loaded yet; the own wallet holds tokens (live mode: the sandbox wallet is empty). The
-others act on the sandbox (mode `test`). Each answers JSON.
+transactions are not loaded yet; the own wallet holds tokens (live mode: the sandbox wallet is empty); the
+organization holds many more orders (balance history's size limit becomes reachable). The others act on the
+sandbox (mode `test`). Each answers JSON.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from . import ledger
-from .errors import ApiError
-from .keys_operator import org_of
-from .validate import Checker
+from .. import ledger
+from ..errors import ApiError
+from ..validate import Checker
+from .endpoint import OperatorRoute, org_of
 
 if TYPE_CHECKING:
-    from .reference import Reference
+    from ..reference import Reference
 
 MODE = "test"
 SOURCES = ("provider", "wallet")
@@ -110,12 +111,23 @@ def set_wallet(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[
     return 200, {"chain": chain, "currency": currency, "amount": str(amount), "mode": mode}
 
 
-OPERATOR_ROUTES = [
-    ("/orgs/{orgId}/deposits", create_deposit, "POST"),
-    ("/orgs/{orgId}/deposits/{depositId}/complete", complete_deposit, "POST"),
-    ("/orgs/{orgId}/ledger/untracked-movements", untracked_movement, "POST"),
-    ("/orgs/{orgId}/ledger/holds", place_hold, "POST"),
-    ("/orgs/{orgId}/balance-sources/{source}", set_source, "PUT"),
-    ("/orgs/{orgId}/ledger/loaded", set_loaded, "PUT"),
-    ("/orgs/{orgId}/wallet", set_wallet, "PUT"),
+def seed_orders(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+    """`{count}`: the organization holds `count` more orders (sandbox mode)."""
+    org_id = org_of(ref, request)
+    c = Checker(body)
+    count = c.integer("count", required=True, low=0, high=10_000_000)
+    c.done()
+    ledger.seed_orders(ref.store, org_id, MODE, count or 0)
+    return 200, {"orgId": org_id, "seededOrders": count}
+
+
+ROUTES = [
+    OperatorRoute("/orgs/{orgId}/deposits", create_deposit, "POST"),
+    OperatorRoute("/orgs/{orgId}/deposits/{depositId}/complete", complete_deposit, "POST"),
+    OperatorRoute("/orgs/{orgId}/ledger/untracked-movements", untracked_movement, "POST"),
+    OperatorRoute("/orgs/{orgId}/ledger/holds", place_hold, "POST"),
+    OperatorRoute("/orgs/{orgId}/balance-sources/{source}", set_source, "PUT"),
+    OperatorRoute("/orgs/{orgId}/ledger/loaded", set_loaded, "PUT"),
+    OperatorRoute("/orgs/{orgId}/wallet", set_wallet, "PUT"),
+    OperatorRoute("/orgs/{orgId}/orders/seed", seed_orders, "POST"),
 ]
