@@ -53,7 +53,8 @@ def requirement_lines() -> list[str]:
     return lines
 
 
-def _short(text: Any, limit: int) -> str:
+def shorten(text: Any, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters (``...`` marks the cut)."""
     s = " ".join(str(text).split())
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
@@ -68,7 +69,7 @@ def answered_line(ex) -> str:
         if isinstance(body.get("type"), str):
             line += f" {body['type']}"
         if body.get("detail") is not None:
-            line += f' "{_short(body["detail"], MAX_DETAIL)}"'
+            line += f' "{shorten(body["detail"], MAX_DETAIL)}"'
     return line
 
 
@@ -93,7 +94,7 @@ def failure_message(
         lines.append(answered_line(ex))
         if show_body:
             body_text = ex.text if ex.content else "(empty body)"
-            lines.append(f"body: {_short(body_text, MAX_BODY)}")
+            lines.append(f"body: {shorten(body_text, MAX_BODY)}")
         request_id = ex.request_id
     elif request is not None:
         lines.append(f"request: {request[0]} {request[1]}")

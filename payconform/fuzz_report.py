@@ -4,15 +4,15 @@ the target answered, the ``x-request-id``, the seed, and a curl reproduction wit
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
 from typing import Any
 
 from schemathesis.errors import FailureGroup
 
 from .contract import Contract
-from .expect import requirement_line
+from .expect import requirement_line, shorten
 from .fuzz_settings import FuzzSettings
 from .redact import MASK, Redactor
+from .rules import Answer
 
 API_KEY_HEADER = "x-api-key"
 MAX_FAILURE_TEXT = 1500
@@ -51,14 +51,15 @@ def describe(case: Any, response: Any, group: FailureGroup, *, settings: FuzzSet
                                       r.get("section"), r.get("quote")))
     for failure in group.exceptions:
         inner = getattr(failure, "exception", None)
-        what = inner.what if isinstance(inner, SpecViolation) else _squash(failure.message)
+        what = inner.what if isinstance(inner, SpecViolation) else failure.message
         checks = ", ".join(getattr(failure, "checks", ()) or ())
         title = f"{failure.title} ({checks})" if checks else failure.title
-        lines.append(f"what happened: {title}" + (f": {_short(what, MAX_FAILURE_TEXT)}" if what else ""))
+        lines.append(f"what happened: {title}" + (f": {shorten(what, MAX_FAILURE_TEXT)}" if what else ""))
     lines.append(f"operation: {case.operation.label} (contract/{document}.openapi.yaml)")
-    answered = _short(_squash(response.content.decode("utf-8", "replace")), 300)
+    answered = shorten(response.content.decode("utf-8", "replace"), 300)
     lines.append(f"target answered: {response.status_code} {answered}")
-    lines.append(f"x-request-id: {_header(response.headers, 'x-request-id') or '(none)'}")
+    request_id = Answer.of(response.status_code, response.headers, b"").request_id
+    lines.append(f"x-request-id: {request_id or '(none)'}")
     lines.append(f"fuzz seed: {settings.seed} (`payconform run --fuzz-seed {settings.seed}` "
                  "generates the same cases)")
     return "\n".join([redactor.redact("\n".join(lines)),
@@ -71,19 +72,3 @@ def _requirements_of(failure: Any, settings: FuzzSettings) -> list[str]:
     if isinstance(inner, SpecViolation):
         return [inner.requirement]
     return [rid for check in getattr(failure, "checks", ()) or () for rid in settings.check_requirements.get(check, [])]
-
-
-def _header(headers: Mapping[str, Any], name: str) -> str | None:
-    """One header of schemathesis' response headers (lower-case names, list values)."""
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value[0] if isinstance(value, list) and value else (value if isinstance(value, str) else None)
-    return None
-
-
-def _squash(text: str) -> str:
-    return " ".join(str(text).split())
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -33,7 +33,7 @@ import httpx
 from . import pacing as _pacing
 from . import redact as _redact
 from . import results as _results
-from .expect import failure_message
+from .expect import failure_message, shorten
 from .transport_guard import SafetyError, check_host, check_live_key
 from .transport_http import DeadlineTransport, deadline
 
@@ -69,10 +69,6 @@ def retry_after(headers: Mapping[str, str]) -> float:
     except ValueError:
         seconds = 1.0
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _truncated(data: bytes) -> str:
@@ -137,7 +133,7 @@ class Exchange:
             except (ValueError, UnicodeDecodeError) as exc:
                 raise TargetError(failure_message(
                     expected="a JSON body",
-                    what=f"the body is not JSON ({exc.__class__.__name__}: {_short(str(exc), 120)})",
+                    what=f"the body is not JSON ({exc.__class__.__name__}: {shorten(str(exc), 120)})",
                     ex=self, show_body=True)) from None
         return self._json
 
@@ -259,12 +255,12 @@ class Transport:
             read.error = (f"no answer within {limit:g}s ({exc.__class__.__name__})" if read.status is None
                           else f"the answer did not finish within {limit:g}s")
         except httpx.ConnectError as exc:
-            read.error = f"could not connect to the target ({_short(str(exc) or exc.__class__.__name__, 200)})"
+            read.error = f"could not connect to the target ({shorten(str(exc) or exc.__class__.__name__, 200)})"
         except httpx.RemoteProtocolError as exc:
             read.error = ("the target dropped the connection or answered something that is not HTTP "
-                          f"({_short(str(exc) or exc.__class__.__name__, 200)})")
+                          f"({shorten(str(exc) or exc.__class__.__name__, 200)})")
         except httpx.TransportError as exc:
-            read.error = f"transport error ({exc.__class__.__name__}: {_short(str(exc), 200)})"
+            read.error = f"transport error ({exc.__class__.__name__}: {shorten(str(exc), 200)})"
         return read
 
     def _stream_body(self, response: httpx.Response, read: _Read) -> None:
