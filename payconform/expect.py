@@ -13,12 +13,11 @@ Messages are passed through the redactor: they never carry a secret.
 
 from __future__ import annotations
 
-import json as _json
 from typing import Any, Iterable, NoReturn
 
-from . import contract as _contract
 from . import redact as _redact
 from . import results as _results
+from . import rules as _rules
 
 MAX_DETAIL = 300
 MAX_BODY = 500
@@ -28,7 +27,20 @@ class ContractViolation(AssertionError):
     """The target did something the contract does not allow."""
 
 
+def requirement_line(rid: str, part: Any = None, section: Any = None, quote: Any = None) -> str:
+    """``[ID] <part title> > <section>: "<quote>"`` (the part left out when the section starts with it)."""
+    if part and section and str(section).startswith(str(part)):
+        part = None  # the section already starts with the part's title
+    where = " > ".join(str(x) for x in (part, section) if x)
+    line = f"[{rid}]" + (f" {where}" if where else "")
+    if quote:
+        q = " ".join(str(quote).split())
+        line += f': "{q}"' if where else f' "{q}"'
+    return line
+
+
 def requirement_lines() -> list[str]:
+    """One ``requirement_line`` per requirement of the current test (its ``req`` marker)."""
     rec = _results.current()
     if rec is None or not rec.requirements:
         return []
@@ -36,30 +48,13 @@ def requirement_lines() -> list[str]:
     lines = []
     for rid in rec.requirements:
         info = infos.get(rid) or {}
-        part = info.get("part_title") or info.get("part")
-        section = info.get("section")
-        quote = info.get("quote")
-        if part and section and str(section).startswith(str(part)):
-            part = None  # the section already starts with the part's title
-        where = " > ".join(str(x) for x in (part, section) if x)
-        line = f"[{rid}]"
-        if where:
-            line += f" {where}"
-        if quote:
-            q = " ".join(str(quote).split())
-            line += f': "{q}"' if where else f' "{q}"'
-        lines.append(line)
+        lines.append(requirement_line(rid, info.get("part_title") or info.get("part"), info.get("section"),
+                                      info.get("quote")))
     return lines
 
 
-def _body_json(ex) -> Any:
-    try:
-        return _json.loads(ex.content) if ex.content else None
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
-def _short(text: Any, limit: int) -> str:
+def shorten(text: Any, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters (``...`` marks the cut)."""
     s = " ".join(str(text).split())
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
@@ -69,12 +64,12 @@ def answered_line(ex) -> str:
     error body (a recipient's ``type`` is not an error type)."""
     req = ex.request
     line = f"target answered: {req.method} {req.url} -> {ex.status}"
-    body = _body_json(ex)
+    body = _rules.Answer.of(ex.status, ex.headers, ex.content).body
     if isinstance(body, dict) and (ex.status >= 400 or "requestId" in body):
         if isinstance(body.get("type"), str):
             line += f" {body['type']}"
         if body.get("detail") is not None:
-            line += f' "{_short(body["detail"], MAX_DETAIL)}"'
+            line += f' "{shorten(body["detail"], MAX_DETAIL)}"'
     return line
 
 
@@ -99,7 +94,7 @@ def failure_message(
         lines.append(answered_line(ex))
         if show_body:
             body_text = ex.text if ex.content else "(empty body)"
-            lines.append(f"body: {_short(body_text, MAX_BODY)}")
+            lines.append(f"body: {shorten(body_text, MAX_BODY)}")
         request_id = ex.request_id
     elif request is not None:
         lines.append(f"request: {request[0]} {request[1]}")
@@ -131,38 +126,9 @@ def expect_status(ex, status: int | Iterable[int], what: str | None = None):
 
 
 def error_body_problems(ex) -> tuple[Any, list[str]]:
-    """The parsed body and the list of ways it is not a spec error body."""
-    problems: list[str] = []
-    body = _body_json(ex)
-    if not isinstance(body, dict):
-        if body is None:
-            problems.append("the body is not JSON" if ex.content else "the body is empty")
-        else:
-            problems.append(f"the body is JSON {type(body).__name__}, not an object")
-        return body, problems
-    catalog = _contract.current()
-    etype = body.get("type")
-    if not isinstance(etype, str):
-        problems.append(f"`type` must be a string, got {_json.dumps(etype)}")
-    elif catalog is not None and catalog.errors and etype not in catalog.errors:
-        problems.append(f"`type` {etype!r} is not an error type of the spec")
-    status = body.get("status")
-    if isinstance(status, bool) or not isinstance(status, int):
-        problems.append(f"`status` must be an integer, got {_json.dumps(status)}")
-    elif status != ex.status:
-        problems.append(f"`status` is {status} but the HTTP status is {ex.status}")
-    if not isinstance(body.get("detail"), str):
-        problems.append(f"`detail` must be a string, got {_json.dumps(body.get('detail'))}")
-    rid = body.get("requestId")
-    if not isinstance(rid, str):
-        problems.append(f"`requestId` must be a string, got {_json.dumps(rid)}")
-    elif ex.request_id is None:
-        problems.append("the response has no x-request-id header to match `requestId`")
-    elif rid != ex.request_id:
-        problems.append(f"`requestId` {rid!r} differs from the x-request-id header {ex.request_id!r}")
-    if "retryable" in body:
-        problems.append("the body has a `retryable` field; the spec says there is none")
-    return body, problems
+    """The parsed body and the list of ways it is not a spec error body (the ``error_body`` rules)."""
+    answer = _rules.Answer.of(ex.status, ex.headers, ex.content)
+    return answer.body, [p.what for _, p in _rules.violations(answer, _rules.group("error_body"))]
 
 
 def expect_error_body(ex, what: str | None = None) -> dict:

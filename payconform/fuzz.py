@@ -3,211 +3,69 @@
 The suite (``suites/fuzz``) says what to check; this module makes schemathesis behave like the rest of the
 harness:
 
-- ``FuzzSettings``: ``suites/fuzz/fuzz.yaml`` (operations to fuzz, schemathesis settings, the requirement
-  each built-in check stands for), deep-merged with the target's ``profile: {fuzz: ...}`` and the command
-  line budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` in all, split evenly
-  over the xdist workers) and seed (``--fuzz-seed N``).
+- ``FuzzSettings`` (``fuzz_settings``): what to fuzz, at which budget and seed.
 - ``FuzzSession.schema(doc)``: a contract document loaded with the target's base URL and organization id,
   narrowed to the operations to fuzz, with a fixed seed (``SEED`` unless ``--fuzz-seed`` names another; it
   is printed in the run's header and in every fuzz failure) so that a run finds the same failures every
-  time - the kill matrix depends on it, and a failing run can be reproduced.
+  time - the kill matrix depends on it, and a failing run can be reproduced. Its requests, and the probes
+  schemathesis' checks send on their own, go out through the harness transport (``transport_schemathesis``):
+  guarded, paced, deadlined, capped, retried after a 429 and recorded like every other request.
 - Credentials come from the target's pool of equivalent test keys through a schemathesis auth provider (so
   schemathesis knows they are real and never re-adds one to a request that deliberately omits it), the
   least used key for each case, which spreads the load the way the ``api`` fixture does.
-- Global ``before_call``/``after_call`` hooks (schemathesis registers ``before_call`` globally only): a fresh
-  valid ``Idempotency-Key`` per call (generated ones repeat and would replay stored answers; an invalid or
-  missing one is left alone so negative tests still mean something), the live-key guard, the per-process
-  request cap, and each exchange in the test's transcript (redacted). Pacing through the harness pacer wraps
-  schemathesis' requests transport, so the probes its checks send past the hooks are paced too.
+- ``prepare(case)`` before each call: the per-process request cap, the organization, a fresh valid
+  ``Idempotency-Key`` (generated ones repeat and would replay stored answers; an invalid or missing one is
+  left alone so negative tests still mean something) and the least used key of the pool.
 - ``run_case`` / ``run_stateful``: an operation whose own path answers 404 ``ROUTE_NOT_FOUND`` is skipped as
   not implemented by the target; the first failure of a test is recorded with the requirement it breaks,
-  what the target answered, a curl reproduction (the credential replaced by ``$PAYCONFORM_API_KEY``) and
-  the ``x-request-id``, and the test fails with it once its run is over (``take_failure``).
+  what the target answered, a curl reproduction (``fuzz_report``) and the ``x-request-id``, and the test
+  fails with it once its run is over (``take_failure``).
 """
 
 from __future__ import annotations
 
 import copy
-import json
 import os
 import re
-import shlex
-import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import hypothesis
 import pytest
 import schemathesis
-import yaml
 from schemathesis import openapi
 from schemathesis.errors import FailureGroup
-from schemathesis.transport.requests import REQUESTS_TRANSPORT
 
 from . import contract as _contract
 from . import paths, walk_bodies
 from . import results as _results
-from .client import (
-    MAX_429_RETRIES,
-    MAX_RETRY_AFTER,
-    WRITE_METHODS,
-    SafetyError,
-    new_idempotency_key,
+from .fuzz_report import API_KEY_HEADER, SpecViolation, describe
+from .fuzz_settings import (
+    DOCUMENTS,
+    SEED,
+    FuzzSettings,
+    money_fields,
+    operation_id,
+    operation_ids,
+    operation_labels,
+    request_amount_fields,
 )
-from .plugin import DEFAULT_TIMEOUT
-from .plugin import FUZZ_SEED as SEED
-from .properties import request_settings
-from .redact import MASK
+from .rules import Answer
+from .transport import Transport, new_idempotency_key
+from .transport_schemathesis import HarnessTransport, bind
 
-DOCUMENTS = ("payouts", "checkout")
+__all__ = ["DOCUMENTS", "SEED", "FuzzSession", "FuzzSettings", "SpecViolation", "configure", "current",
+           "item_operation", "operation_id", "operation_ids", "settings_path"]
+
 IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,255}$")
-API_KEY_HEADER = "x-api-key"
 PLACEHOLDER_BASE_URL = "http://127.0.0.1:9/business/api/v1"  # no target: the plugin fails the tests anyway
 PROBE_ID = "pc-probe"
-TRANSCRIPT_BODY = 2048
-MAX_FAILURE_TEXT = 1500
 MAX_WALK_RESTARTS = 3  # fresh starts of the stateful walks after Hypothesis stopped them (see run_stateful)
-SECONDS_PER_REQUEST = 2
 EXAMPLE_PROBABILITY = 0.7  # how often a generated body field takes a value from the profile's examples
-DECIMAL_STRING_REF = "#/components/schemas/DecimalString"
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class SpecViolation(AssertionError):
-    """Raised by the suite's custom checks: what the target did, against which requirement."""
-
-    def __init__(self, requirement: str, what: str) -> None:
-        super().__init__(f"[{requirement}] {what}")
-        self.requirement = requirement
-        self.what = what
-
-
-# ---------------------------------------------------------------------------------------------
-# settings
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class FuzzSettings:
-    include: dict[str, Any]  # document -> list of operation ids, or "all"
-    exclude: list[str]
-    examples: int
-    stateful_steps: int
-    max_requests: int  # in all: each of the run's processes may send its share
-    schemathesis: dict[str, Any]
-    check_requirements: dict[str, list[str]]
-    operation_requirements: dict[str, list[str]]
-    seed: int = SEED
-
-    @classmethod
-    def load(cls, path: Path, overrides: Mapping[str, Any] | None = None, *, budget: int | None = None,
-             max_requests: int | None = None, seed: int | None = None) -> FuzzSettings:
-        """fuzz.yaml, the target's ``profile.fuzz`` overrides, then the command line."""
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        if overrides:
-            data = _contract.deep_merge(data, overrides)
-        include = data.get("include_operations") or {}
-        if include == "all" or isinstance(include, list):
-            include = {doc: include for doc in DOCUMENTS}
-        return cls(
-            include=dict(include),
-            exclude=list(data.get("exclude_operations") or []),
-            examples=int(budget if budget is not None else data.get("examples_per_operation", 5)),
-            stateful_steps=int(data.get("stateful_steps", 8)),
-            max_requests=int(max_requests if max_requests is not None else data.get("max_requests", 0)),
-            schemathesis=dict(data.get("schemathesis") or {}),
-            check_requirements={k: list(v) for k, v in (data.get("check_requirements") or {}).items()},
-            operation_requirements={k: list(v) for k, v in (data.get("operation_requirements") or {}).items()},
-            seed=int(seed if seed is not None else SEED),
-        )
-
-    def timeout(self) -> int:
-        """Seconds one fuzz test may run: the harness default plus a paced request or two per example, per step
-        of a walk (the pacer, not the target, sets the pace of a deep run)."""
-        return DEFAULT_TIMEOUT + SECONDS_PER_REQUEST * self.examples * max(self.stateful_steps, 1)
-
-    def process_cap(self, workers: int) -> int:
-        """This process's share of ``max_requests`` (0: no cap) when the run has ``workers`` processes."""
-        return -(-self.max_requests // max(workers, 1)) if self.max_requests else 0
-
-    def operations(self, doc: str, available: Iterable[str]) -> list[str]:
-        """The operation ids of ``doc`` to fuzz, in the document's order."""
-        wanted = self.include.get(doc) or []
-        return [op for op in available if (wanted == "all" or op in wanted) and op not in self.exclude]
-
-    def hypothesis_settings(self, max_examples: int | None = None, **extra: Any) -> hypothesis.settings:
-        """The settings of every property over requests (`payconform.properties`), at this run's budget."""
-        return request_settings(self.examples if max_examples is None else max_examples, **extra)
-
-
-def _operations(document: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
-    """(METHOD, path, operation) for every operation with an operationId, in document order."""
-    for path, item in (document.get("paths") or {}).items():
-        for method, op in (item or {}).items():
-            if isinstance(op, Mapping) and op.get("operationId"):
-                yield method.upper(), path, op
-
-
-def operation_ids(document: Mapping[str, Any]) -> list[str]:
-    """Every operationId of an OpenAPI document, in document order."""
-    return [str(op["operationId"]) for _, _, op in _operations(document)]
-
-
-def operation_labels(document: Mapping[str, Any]) -> dict[str, str]:
-    """``METHOD /path`` (schemathesis' operation label) -> operationId."""
-    return {f"{method} {path}": str(op["operationId"]) for method, path, op in _operations(document)}
-
-
-def operation_id(operation: Any) -> str | None:
-    """The operationId of a schemathesis APIOperation."""
-    return operation.definition.raw.get("operationId")
-
-
-def _is_decimal_string(schema: Any) -> bool:
-    if not isinstance(schema, Mapping):
-        return False
-    if schema.get("$ref") == DECIMAL_STRING_REF:
-        return True
-    return any(_is_decimal_string(s) for key in ("anyOf", "oneOf", "allOf") for s in schema.get(key) or [])
-
-
-def money_fields(documents: Iterable[Mapping[str, Any]]) -> frozenset[str]:
-    """Property names the contract declares as decimal strings (Conventions > Money), anywhere."""
-    names: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, Mapping):
-            properties = node.get("properties")
-            if isinstance(properties, Mapping):
-                names.update(str(name) for name, schema in properties.items() if _is_decimal_string(schema))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    for doc in documents:
-        walk(doc)
-    return frozenset(names)
-
-
-def request_amount_fields(document: Mapping[str, Any]) -> dict[str, frozenset[str]]:
-    """operationId -> top-level request body properties declared as decimal strings (the amounts sent)."""
-    out: dict[str, frozenset[str]] = {}
-    for _, _, op in _operations(document):
-        schema = (((op.get("requestBody") or {}).get("content") or {}).get("application/json") or {}).get("schema")
-        amounts = frozenset(name for name, s in ((schema or {}).get("properties") or {}).items() if _is_decimal_string(s))
-        if amounts:
-            out[str(op["operationId"])] = amounts
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# the session: one per pytest process
-# ---------------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -221,16 +79,12 @@ class FuzzSession:
     requests_sent: int = 0
     implemented: dict[str, bool] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # test nodeid -> its first failure
-    _documents: dict[str, dict] = field(default_factory=dict)
 
     # -- the contract ---------------------------------------------------------------------------
 
     def document(self, doc: str) -> dict:
-        """A contract document, parsed once per process (they are large: the C loader when there is one)."""
-        if doc not in self._documents:
-            path = self.contract.directory / f"{doc}.openapi.yaml"
-            self._documents[doc] = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
-        return self._documents[doc]
+        """A contract document (``payouts``, ``checkout``), parsed once by the contract."""
+        return self.contract.openapi(doc)
 
     def operations(self, doc: str) -> list[str]:
         return self.settings.operations(doc, operation_ids(self.document(doc)))
@@ -249,6 +103,13 @@ class FuzzSession:
         return self._amounts.get(op_id, frozenset())
 
     # -- schemathesis ---------------------------------------------------------------------------
+
+    @cached_property
+    def transport(self) -> Transport:
+        """The harness transport every fuzz request goes out through (a placeholder target when the run has
+        none: the plugin fails those tests before anything is sent)."""
+        target = self.target or SimpleNamespace(base_url=PLACEHOLDER_BASE_URL, request_timeout=10.0)
+        return Transport(target, pacer=self.pacer, redactor=self.redactor)
 
     def example_values(self) -> dict[str, list[Any]]:
         """``body.<path>`` -> the values the profile's example bodies use there (placeholders left out).
@@ -284,7 +145,6 @@ class FuzzSession:
             "dictionaries": {names[path]: {"values": values} for path, values in examples.items()},
             "seed": self.settings.seed,
             "base-url": self.target.base_url if self.target else PLACEHOLDER_BASE_URL,
-            "request-timeout": float(self.target.request_timeout) if self.target else 10.0,
             "parameters": {
                 "path.orgId": (self.target.org_id if self.target else None) or "unset",
                 **{path: {"dictionary": names[path], "probability": EXAMPLE_PROBABILITY} for path in examples},
@@ -298,13 +158,14 @@ class FuzzSession:
         for the stateful walks, with request bodies narrowed to the profile's examples (``walk_bodies``)."""
         document = (walk_bodies.narrow(self.document(doc), self._example_body) if walks
                     else copy.deepcopy(self.document(doc)))
-        schema = openapi.from_dict(document, config=self.config())
+        loaded = openapi.from_dict(document, config=self.config())
+        schema = bind(loaded, HarnessTransport(self.transport, self.operation))
         schema = schema.include(operation_id=self.operations(doc) or ["-none-"])
         session = self
 
         @schema.auth(refresh_interval=None)
         class PoolKey:
-            """A key of the target's pool of equivalent read+write test keys (``before_call`` picks which)."""
+            """A key of the target's pool of equivalent read+write test keys (``prepare`` picks which)."""
 
             def get(self, case: Any, ctx: Any) -> str | None:
                 pool = session.target.pool if session.target else []
@@ -316,9 +177,9 @@ class FuzzSession:
 
         return schema
 
-    # -- hooks ----------------------------------------------------------------------------------
+    # -- before each call -----------------------------------------------------------------------
 
-    def before_call(self, case: Any) -> None:
+    def prepare(self, case: Any) -> None:
         """Count against the cap, pin the organization, refresh the idempotency key, pick the key."""
         self.requests_sent += 1
         cap = self.settings.process_cap(self.workers)
@@ -328,47 +189,22 @@ class FuzzSession:
         if self.target and isinstance(case.path_parameters, dict) and "orgId" in case.path_parameters:
             case.path_parameters["orgId"] = self.target.org_id  # stateful walks ignore the `parameters` setting
         headers = case.headers if case.headers is not None else {}
-        key = None
         for name in list(headers):
             value = headers[name]
             if name.lower() == "idempotency-key" and isinstance(value, str) and IDEMPOTENCY_KEY.match(value):
                 headers[name] = new_idempotency_key()
-            elif name.lower() == API_KEY_HEADER and isinstance(value, str):
-                key = value
-                if self.target and value in self.target.pool:  # the least used key now, not when the case was made
-                    key = headers[name] = self.pacer.least_loaded(self.target.pool)
-        if key and key.strip().startswith("svc_live_") and case.method.upper() in WRITE_METHODS:
-            raise SafetyError(f"refusing to fuzz {case.method.upper()} {case.operation.path} with a live key")
+            elif name.lower() == API_KEY_HEADER and self.target and value in self.target.pool:
+                headers[name] = self.pacer.least_loaded(self.target.pool)  # the least used key now
 
-    def pace(self, case: Any) -> None:
-        """Wait for the pacer's go for the request about to be sent: its key's budget and the IP's. A key that
-        is not one of the target's (a check's deliberately invalid one) is no credential: only the IP's. The
-        operation's path template is enough for the route budgets of the Limits table."""
-        key = next((v for k, v in (case.headers or {}).items() if k.lower() == API_KEY_HEADER and isinstance(v, str)),
-                   None)
-        self.pacer.acquire(key if self.target and key in self.target.pool else None, case.method,
-                           case.operation.path)
+    def call(self, case: Any) -> Any:
+        """Prepare ``case`` and send it (through the harness transport: see ``schema``)."""
+        self.prepare(case)
+        return case.call()
 
-    def after_call(self, case: Any, response: Any) -> None:
-        rec = _results.current()
-        if rec is None:
-            return
-        r = self.redactor
-        request = response.request
-        body = request.body or b""
-        rec.add_exchange({
-            "op": operation_id(case.operation),
-            "attempt": 1,
-            "method": request.method,
-            "url": r.redact(request.url),
-            "request_headers": r.headers(dict(request.headers)),
-            "request_body": r.redact(_truncate(body if isinstance(body, bytes) else str(body).encode())),
-            "status": response.status_code,
-            "response_headers": r.headers({k: ", ".join(v) for k, v in response.headers.items()}),
-            "response_body": r.redact(_truncate(response.content or b"")),
-            "request_id": _header(response.headers, "x-request-id"),
-            "elapsed": round(float(response.elapsed or 0.0), 4),
-        })
+    def operation(self, case: Any) -> tuple[str | None, Mapping | None]:
+        """(operation id, its profile entry) of a case: what the transport's live-key guard reads."""
+        op_id = operation_id(case.operation)
+        return op_id, (self.contract.profile.get("operations") or {}).get(op_id or "")
 
     # -- running a case -------------------------------------------------------------------------
 
@@ -381,24 +217,11 @@ class FuzzSession:
         if label not in self.implemented:
             path = re.sub(r"\{(?!orgId\})\w+\}", PROBE_ID, operation.path)
             ex = anon.request(operation.method.upper(), path, credential=None, idempotency_key=None, raw=True)
-            body = _json_or_none(ex.content)
+            body = Answer.of(ex.status, ex.headers, ex.content).body
             self.implemented[label] = not (ex.status == 404 and isinstance(body, dict)
                                            and body.get("type") == "ROUTE_NOT_FOUND")
         if not self.implemented[label]:
             pytest.skip(f"not implemented by the target: {label} answers 404 ROUTE_NOT_FOUND")
-
-    def send(self, case: Any) -> Any:
-        """``case.call()``, resent after ``Retry-After`` on a 429 (the limit may be shared with earlier runs).
-
-        A 429 means the request was refused before the handler ran (Limits), so resending is safe.
-        """
-        response = case.call()
-        for _ in range(MAX_429_RETRIES):
-            if response.status_code != 429:
-                break
-            time.sleep(_retry_after(response))
-            response = case.call()
-        return response
 
     def run_case(self, case: Any, anon: Any) -> None:
         """Send one generated case and check the answer; once the test has a failure, send nothing more.
@@ -409,7 +232,7 @@ class FuzzSession:
         if self._nodeid() in self.failures:
             return
         self.ensure_implemented(case.operation, anon)
-        self.validate(case, self.send(case))
+        self.validate(case, self.call(case))
 
     def validate(self, case: Any, response: Any) -> None:
         """Run the checks; the first failure is recorded for the test, which fails once its run is over.
@@ -434,24 +257,10 @@ class FuzzSession:
         return rec.nodeid if rec is not None else ""
 
     def describe(self, case: Any, response: Any, group: FailureGroup) -> str:
-        """What failed, against which requirement, what the target answered, a reproduction, the x-request-id."""
-        own = self.settings.operation_requirements.get(operation_id(case.operation) or "", [])
-        lines = [self.requirement_line(rid) for rid in dict.fromkeys(
-            [rid for failure in group.exceptions for rid in self._requirements_of(failure)] + own)]
-        for failure in group.exceptions:
-            inner = getattr(failure, "exception", None)
-            what = inner.what if isinstance(inner, SpecViolation) else _squash(failure.message)
-            checks = ", ".join(getattr(failure, "checks", ()) or ())
-            title = f"{failure.title} ({checks})" if checks else failure.title
-            lines.append(f"what happened: {title}" + (f": {_short(what, MAX_FAILURE_TEXT)}" if what else ""))
-        lines.append(f"operation: {case.operation.label} (contract/{self._doc_of(case)}.openapi.yaml)")
-        lines.append(f"target answered: {response.status_code} {_short(_squash(response.content.decode('utf-8', 'replace')), 300)}")
-        lines.append(f"x-request-id: {_header(response.headers, 'x-request-id') or '(none)'}")
-        lines.append(f"fuzz seed: {self.settings.seed} (`payconform run --fuzz-seed {self.settings.seed}` "
-                     "generates the same cases)")
-        return "\n".join([self.redactor.redact("\n".join(lines)),
-                          "reproduce (set PAYCONFORM_API_KEY to a test key; use a fresh Idempotency-Key):",
-                          "  " + self.curl(case)])
+        """The failure report of ``fuzz_report.describe`` for this run."""
+        return describe(case, response, group, settings=self.settings, contract=self.contract,
+                        redactor=self.redactor, operation_id=operation_id(case.operation),
+                        document=self._doc_of(case))
 
     def run_stateful(self, schema: Any) -> None:
         """Random walks through the contract's OpenAPI links (create, then read, update, delete what was made).
@@ -468,7 +277,7 @@ class FuzzSession:
         class Walk(machine):  # type: ignore[misc, valid-type]
             def call(self, case: Any, **kwargs: Any) -> Any:
                 case.body = walk_bodies.refresh(case.body, session._example_body(operation_id(case.operation) or ""))
-                return session.send(case)
+                return session.call(case)
 
             def validate_response(self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any) -> None:
                 session.validate(case, response)
@@ -488,76 +297,10 @@ class FuzzSession:
             except hypothesis.errors.FlakyStrategyDefinition:
                 continue
 
-    def _requirements_of(self, failure: Any) -> list[str]:
-        inner = getattr(failure, "exception", None)
-        if isinstance(inner, SpecViolation):
-            return [inner.requirement]
-        out: list[str] = []
-        for check in getattr(failure, "checks", ()) or ():
-            out += self.settings.check_requirements.get(check, [])
-        return out
-
     def _doc_of(self, case: Any) -> str:
         op_id = operation_id(case.operation)
         return next((d for d in DOCUMENTS if op_id in operation_ids(self.document(d))), "payouts")
 
-    def requirement_line(self, rid: str) -> str:
-        r = self.contract.requirements.get(rid) or {}
-        part = self.contract.part_title(r.get("part")) if r.get("part") else ""
-        section = str(r.get("section") or "")
-        where = section if section.startswith(part) else " > ".join(x for x in (part, section) if x)
-        quote = " ".join(str(r.get("quote") or "").split())
-        return f"[{rid}] {where}: \"{quote}\"" if quote else f"[{rid}] {where}"
-
-    def curl(self, case: Any) -> str:
-        """A curl command a person can paste: the credential is an environment variable, never the key.
-
-        The header is written ``"x-api-key:""$PAYCONFORM_API_KEY"`` (two quoted strings the shell joins) so
-        that the report's redaction, which masks whatever follows ``x-api-key:`` up to a quote, leaves it readable.
-        """
-        command = self.redactor.redact(case.as_curl_command())
-        for masked in (f"{API_KEY_HEADER}: [Filtered]", f"{API_KEY_HEADER}: {MASK}"):
-            command = command.replace(shlex.quote(masked), f'"{API_KEY_HEADER}:""$PAYCONFORM_API_KEY"')
-        return command
-
-
-def _header(headers: Mapping[str, Any], name: str) -> str | None:
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value[0] if isinstance(value, list) and value else (value if isinstance(value, str) else None)
-    return None
-
-
-def _retry_after(response: Any) -> float:
-    try:
-        return min(max(float(_header(response.headers, "retry-after") or 1), 0.0), MAX_RETRY_AFTER)
-    except ValueError:
-        return 1.0
-
-
-def _json_or_none(content: bytes) -> Any:
-    try:
-        return json.loads(content) if content else None
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
-def _truncate(data: bytes) -> str:
-    text = data[:TRANSCRIPT_BODY].decode("utf-8", errors="replace")
-    return text + (f"... [truncated, {len(data)} bytes in all]" if len(data) > TRANSCRIPT_BODY else "")
-
-
-def _squash(text: str) -> str:
-    return " ".join(str(text).split())
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-# ---------------------------------------------------------------------------------------------
-# process-wide session and hooks
-# ---------------------------------------------------------------------------------------------
 
 _session: FuzzSession | None = None
 
@@ -572,7 +315,7 @@ def configure(config: pytest.Config) -> FuzzSession:
     from .plugin import STATE
 
     state = config.stash[STATE]
-    contract = state.contract or _contract.Contract.load()
+    contract = _contract.run_contract()
     settings = FuzzSettings.load(
         settings_path(), (contract.profile or {}).get("fuzz"),
         budget=config.getoption("payconform_fuzz_budget", default=None),
@@ -597,29 +340,4 @@ def current() -> FuzzSession | None:
     """This process's session (None until suites/fuzz/conftest.py configured one)."""
     return _session
 
-
-@schemathesis.hook("before_call")
-def _before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
-    if _session is not None:
-        _session.before_call(case)
-
-
-@schemathesis.hook("after_call")
-def _after_call(context: Any, case: Any, response: Any) -> None:
-    if _session is not None:
-        _session.after_call(case, response)
-
-
-def _paced(send: Any) -> Any:
-    """Every request schemathesis sends waits for the pacer - also the probes its checks send on their own
-    (``ignored_auth``, ``use_after_free``, ...), which no hook sees; unpaced, they would trip the target's
-    per-IP ceiling and the 429 would read as a failure."""
-    def paced_send(case: Any, **kwargs: Any) -> Any:
-        if _session is not None:
-            _session.pace(case)
-        return send(case, **kwargs)
-    return paced_send
-
-
-REQUESTS_TRANSPORT.send = _paced(REQUESTS_TRANSPORT.send)  # type: ignore[method-assign]
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import hashlib
 import hmac
 import json
@@ -30,9 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
-from . import paths
+from .contract import run_contract
 
 TOLERANCE_SECONDS = 300
 HEADER_ID, HEADER_TIMESTAMP, HEADER_SIGNATURE, HEADER_VERSION = (
@@ -105,10 +102,8 @@ class Delivery:
         return sum(1 for k, _ in self.headers if k.lower() == name.lower())
 
 
-@functools.cache
 def _event_types() -> frozenset[str]:
-    catalog = yaml.safe_load((paths.contract_dir() / "catalog" / "events.yaml").read_text(encoding="utf-8"))
-    return frozenset(t["type"] for t in catalog["types"])
+    return frozenset(t["type"] for t in run_contract().events.get("types") or [])
 
 
 def _unrecognized(body: bytes) -> bool:

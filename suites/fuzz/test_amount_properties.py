@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from payconform import fuzz
 from payconform.client import Api
-from payconform.contract import Contract, current
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect_error
+from payconform.placeholders import fill
 
 SESSION = fuzz.current()
 UNIQUE = "{unique}"
@@ -35,19 +36,13 @@ def _sendable(body: Any) -> bool:
 
 
 def _cases() -> list:
-    contract = current() or Contract.load()
+    contract = run_contract()
     ops = contract.profile.get("operations") or {}
     return [pytest.param(op_id, name, id=f"{op_id}.{name}")
             for doc in fuzz.DOCUMENTS for op_id in SESSION.operations(doc)
             for name in sorted(SESSION.amount_fields(op_id))
             if isinstance((ops.get(op_id) or {}).get("body"), dict) and _sendable(ops[op_id]["body"])
             and str(ops[op_id].get("method", "")).upper() == "POST"]
-
-
-def _filled(body: Any, unique: Callable[[str], str]) -> Any:
-    if isinstance(body, dict):
-        return {k: _filled(v, unique) for k, v in body.items()}
-    return unique("fz") if body == UNIQUE else body
 
 
 non_positive = st.integers(min_value=-(10**17) + 1, max_value=0).map(
@@ -65,6 +60,6 @@ non_positive = st.integers(min_value=-(10**17) + 1, max_value=0).map(
 def test_non_positive_amount_is_refused(api: Api, contract: Contract, unique: Callable[[str], str],
                                         op_id: str, field: str, amount: str) -> None:
     """The operation's example body with ``field`` set to ``amount`` (zero or negative) is answered 400."""
-    body = {**_filled(contract.operation(op_id)["body"], unique), field: amount}
+    body = {**fill(contract.operation(op_id)["body"], {"unique": unique("fz")}), field: amount}
     ex = api.op(op_id, json=body)
     expect_error(ex, 400, {"BAD_REQUEST", "VALIDATION_ERROR"}, f"{op_id} with {field}={amount!r}")

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from payconform import fuzz
 from payconform.client import Api, Exchange
-from payconform.contract import Contract, current
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_status
 
 SESSION = fuzz.current()
@@ -29,7 +29,7 @@ RULES = ("clamp", "refuse")
 
 
 def _routes() -> list:
-    contract = current() or Contract.load()
+    contract = run_contract()
     fuzzed = {op for doc in fuzz.DOCUMENTS for op in SESSION.operations(doc)}
     routes = (contract.limits.get("list_limits") or {}).get("routes") or []
     return [pytest.param(r, id=r["name"], marks=pytest.mark.req(r["requirement"]))

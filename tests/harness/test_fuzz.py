@@ -1,4 +1,5 @@
-"""Unit tests of payconform.fuzz: settings, contract-derived fields, hooks, failure reports (no server)."""
+"""Unit tests of payconform.fuzz: settings, contract-derived fields, preparing and sending cases, failure reports
+(a mock target)."""
 
 from __future__ import annotations
 
@@ -7,18 +8,22 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, NoReturn
 
+import httpx
 import hypothesis
 import pytest
 import yaml
 from schemathesis import openapi
 from schemathesis.core.failures import CustomFailure
 from schemathesis.errors import FailureGroup
+from schemathesis.transport.requests import REQUESTS_TRANSPORT, RequestsTransport
 
 from payconform import fuzz, paths
 from payconform.client import SafetyError
-from payconform.contract import Contract
+from payconform.contract import run_contract
 from payconform.pacing import NoPacer
 from payconform.redact import Redactor
+from payconform.transport import Transport
+from payconform.transport_schemathesis import HarnessTransport
 
 KEY_A = "svc_test_" + "a" * 32 + "_" + "A" * 43
 KEY_B = "svc_test_" + "b" * 32 + "_" + "B" * 43
@@ -58,7 +63,7 @@ def settings_file(tmp_path: Path) -> Path:
 def session(settings_file: Path) -> fuzz.FuzzSession:
     target = SimpleNamespace(base_url="http://127.0.0.1:9/business/api/v1", org_id="org1", pool=[KEY_A, KEY_B],
                              request_timeout=5)
-    return fuzz.FuzzSession(fuzz.FuzzSettings.load(settings_file), target, Contract.load(), CountingPacer(),
+    return fuzz.FuzzSession(fuzz.FuzzSettings.load(settings_file), target, run_contract(), CountingPacer(),
                             Redactor([KEY_A, KEY_B, LIVE]))
 
 
@@ -118,30 +123,62 @@ def test_schema_is_narrowed_to_the_fuzzed_operations(session: fuzz.FuzzSession) 
     assert ops == ["getBalance"]
 
 
-def test_before_call_refreshes_valid_keys_and_rotates_the_pool_then_pace_waits(session: fuzz.FuzzSession) -> None:
+def test_prepare_refreshes_valid_keys_and_rotates_the_pool(session: fuzz.FuzzSession) -> None:
     case = product_case(session, {"x-api-key": KEY_A, "Idempotency-Key": "abc"})
-    session.before_call(case)
+    session.prepare(case)
     assert case.headers["Idempotency-Key"].startswith("pc-") and case.headers["Idempotency-Key"] != "abc"
     assert case.headers["x-api-key"] == KEY_B and session.pacer.acquired == []
-    session.pace(case)
-    assert session.pacer.acquired == [KEY_B]
     assert case.path_parameters["orgId"] == "org1"
     invalid = product_case(session, {"x-api-key": KEY_A, "Idempotency-Key": "not valid!"})
-    session.before_call(invalid)
+    session.prepare(invalid)
     assert invalid.headers["Idempotency-Key"] == "not valid!"
 
 
-def test_before_call_refuses_live_key_writes_and_stops_at_the_cap(session: fuzz.FuzzSession) -> None:
-    with pytest.raises(SafetyError):
-        session.before_call(product_case(session, {"x-api-key": LIVE}))
-    session.before_call(product_case(session, {}))
+def test_prepare_stops_at_the_cap(session: fuzz.FuzzSession) -> None:
+    for _ in range(2):
+        session.prepare(product_case(session, {}))
     with pytest.raises(pytest.skip.Exception, match="--fuzz-max-requests"):
-        session.before_call(product_case(session, {}))
+        session.prepare(product_case(session, {}))
     session.workers = 2  # two processes share the budget of 2: one request each
     session.requests_sent = 0
-    session.before_call(product_case(session, {}))
+    session.prepare(product_case(session, {}))
     with pytest.raises(pytest.skip.Exception, match="share of --fuzz-max-requests 2"):
-        session.before_call(product_case(session, {}))
+        session.prepare(product_case(session, {}))
+
+
+@pytest.fixture
+def wire(session: fuzz.FuzzSession) -> list[httpx.Request]:
+    """What the session's transport sends, answered 201 by a mock target."""
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(201, json={"id": "p1"}, headers={"x-request-id": "req_1"})
+
+    session.transport = Transport(session.target, pacer=session.pacer, redactor=session.redactor,
+                                  http=httpx.MockTransport(answer))
+    return sent
+
+
+def test_cases_and_check_probes_go_through_the_harness_transport(session: fuzz.FuzzSession,
+                                                                 wire: list[httpx.Request]) -> None:
+    """Also the probes checks send without hooks (``schema.transport``): paced, guarded, recorded; nothing global
+    is replaced."""
+    case = product_case(session, {"x-api-key": KEY_A, "Idempotency-Key": "abc"})
+    response = session.call(case)
+    assert response.status_code == 201 and response.headers["x-request-id"] == ["req_1"]
+    assert wire[0].headers["x-api-key"] == KEY_B and wire[0].url.path.endswith("/checkout/organizations/org1/products")
+    probe = product_case(session, {"x-api-key": "SCHEMATHESIS-INVALID-KEY"})
+    assert isinstance(probe.operation.schema.transport, HarnessTransport)
+    probe.operation.schema.transport.send(probe)
+    assert session.pacer.acquired == [KEY_B, None]  # a made-up key spends the IP budget only
+    assert REQUESTS_TRANSPORT.send.__func__ is RequestsTransport.send
+
+
+def test_live_key_writes_are_refused_before_sending(session: fuzz.FuzzSession, wire: list[httpx.Request]) -> None:
+    with pytest.raises(SafetyError):
+        session.call(product_case(session, {"x-api-key": LIVE}))
+    assert wire == []
 
 
 def test_failure_report_names_requirement_reproduction_and_request_id(session: fuzz.FuzzSession) -> None:
@@ -180,7 +217,7 @@ def test_first_failure_is_kept_and_nothing_more_is_sent(session: fuzz.FuzzSessio
 def test_fuzz_yaml_names_only_known_requirements() -> None:
     from suites.fuzz.checks import REQUIREMENTS
 
-    known = Contract.load().requirements
+    known = run_contract().requirements
     data = yaml.safe_load((paths.suites_dir() / "fuzz" / "fuzz.yaml").read_text())
     named = set(REQUIREMENTS)
     for ids in [*data["check_requirements"].values(), *data["operation_requirements"].values()]:
@@ -195,17 +232,6 @@ def test_loads_the_shipped_settings() -> None:
     s = fuzz.FuzzSettings.load(fuzz.settings_path())
     assert s.examples >= 1 and s.max_requests >= 1
     assert openapi.from_path(paths.contract_dir() / "payouts.openapi.yaml") is not None
-
-
-def test_every_request_schemathesis_sends_is_paced(session: fuzz.FuzzSession, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Also the probes checks send without hooks: the transport itself waits for the pacer."""
-    sent: list[Any] = []
-    monkeypatch.setattr(fuzz, "_session", session)
-    paced = fuzz._paced(lambda case, **kwargs: sent.append(case) or "response")
-    case = product_case(session, {"x-api-key": KEY_A})
-    assert paced(case, timeout=1) == "response" and sent == [case]
-    paced(product_case(session, {"x-api-key": "svc_test_not_a_key_of_the_target"}))
-    assert session.pacer.acquired == [KEY_A, None]  # an invalid key is paced under the IP budget only
 
 
 def test_walks_start_afresh_when_hypothesis_sees_the_target_change_a_walk(session: fuzz.FuzzSession) -> None:

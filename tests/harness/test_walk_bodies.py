@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from payconform import placeholders, walk_bodies
-from payconform.contract import Contract
+from payconform.contract import run_contract
 
 LINE = {"destinationAccountId": "{destinationAccountId}", "sourceAmount": "10.00", "reference": "{unique}-1"}
 EXAMPLES = {
@@ -77,7 +77,7 @@ def test_refresh_gives_fresh_values_that_still_match_the_narrowed_schema(narrowe
 
 
 def test_every_profile_body_narrows_to_a_valid_schema() -> None:
-    contract = Contract.load()
+    contract = run_contract()
     operations = contract.profile.get("operations") or {}
     for name, op in operations.items():
         body = op.get("body") if isinstance(op, dict) else None

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import yaml
-
-from payconform import paths
+from payconform.contract import run_contract
 
 
 def _catalog() -> dict:
-    return yaml.safe_load((paths.contract_dir() / "catalog" / "events.yaml").read_text(encoding="utf-8"))
+    return run_contract().events
 
 
 def test_twenty_two_types_each_with_a_known_requirement() -> None:
     catalog = _catalog()
-    requirements = yaml.safe_load((paths.contract_dir() / "requirements.yaml").read_text(encoding="utf-8"))
-    ids = {r["id"] for r in requirements["requirements"]}
+    ids = set(run_contract().requirements)
     types = [t["type"] for t in catalog["types"]]
     assert len(types) == len(set(types)) == 22
     assert all(t["req"] in ids for t in catalog["types"])

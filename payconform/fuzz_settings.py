@@ -1,0 +1,142 @@
+"""The fuzz phase's settings and what it reads from the contract documents.
+
+``FuzzSettings``: ``suites/fuzz/fuzz.yaml`` (operations to fuzz, schemathesis settings, the requirement each
+built-in check stands for), deep-merged with the target's ``profile: {fuzz: ...}`` and the command line
+budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` in all, split evenly over the
+xdist workers) and seed (``--fuzz-seed N``). The helpers below list a document's operations and the
+properties it declares as decimal strings (money), which the checks and property tests need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+import yaml
+
+from . import contract as _contract
+from .plugin import DEFAULT_TIMEOUT
+from .plugin import FUZZ_SEED as SEED
+from .properties import request_settings
+
+DOCUMENTS = ("payouts", "checkout")
+SECONDS_PER_REQUEST = 2
+DECIMAL_STRING_REF = "#/components/schemas/DecimalString"
+
+
+@dataclass
+class FuzzSettings:
+    include: dict[str, Any]  # document -> list of operation ids, or "all"
+    exclude: list[str]
+    examples: int
+    stateful_steps: int
+    max_requests: int  # in all: each of the run's processes may send its share
+    schemathesis: dict[str, Any]
+    check_requirements: dict[str, list[str]]
+    operation_requirements: dict[str, list[str]]
+    seed: int = SEED
+
+    @classmethod
+    def load(cls, path: Path, overrides: Mapping[str, Any] | None = None, *, budget: int | None = None,
+             max_requests: int | None = None, seed: int | None = None) -> FuzzSettings:
+        """fuzz.yaml, the target's ``profile.fuzz`` overrides, then the command line."""
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if overrides:
+            data = _contract.deep_merge(data, overrides)
+        include = data.get("include_operations") or {}
+        if include == "all" or isinstance(include, list):
+            include = {doc: include for doc in DOCUMENTS}
+        return cls(
+            include=dict(include),
+            exclude=list(data.get("exclude_operations") or []),
+            examples=int(budget if budget is not None else data.get("examples_per_operation", 5)),
+            stateful_steps=int(data.get("stateful_steps", 8)),
+            max_requests=int(max_requests if max_requests is not None else data.get("max_requests", 0)),
+            schemathesis=dict(data.get("schemathesis") or {}),
+            check_requirements={k: list(v) for k, v in (data.get("check_requirements") or {}).items()},
+            operation_requirements={k: list(v) for k, v in (data.get("operation_requirements") or {}).items()},
+            seed=int(seed if seed is not None else SEED),
+        )
+
+    def timeout(self) -> int:
+        """Seconds one fuzz test may run: the harness default plus a paced request or two per example, per step
+        of a walk (the pacer, not the target, sets the pace of a deep run)."""
+        return DEFAULT_TIMEOUT + SECONDS_PER_REQUEST * self.examples * max(self.stateful_steps, 1)
+
+    def process_cap(self, workers: int) -> int:
+        """This process's share of ``max_requests`` (0: no cap) when the run has ``workers`` processes."""
+        return -(-self.max_requests // max(workers, 1)) if self.max_requests else 0
+
+    def operations(self, doc: str, available: Iterable[str]) -> list[str]:
+        """The operation ids of ``doc`` to fuzz, in the document's order."""
+        wanted = self.include.get(doc) or []
+        return [op for op in available if (wanted == "all" or op in wanted) and op not in self.exclude]
+
+    def hypothesis_settings(self, max_examples: int | None = None, **extra: Any) -> hypothesis.settings:
+        """The settings of every property over requests (`payconform.properties`), at this run's budget."""
+        return request_settings(self.examples if max_examples is None else max_examples, **extra)
+
+
+def _operations(document: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """(METHOD, path, operation) for every operation with an operationId, in document order."""
+    for path, item in (document.get("paths") or {}).items():
+        for method, op in (item or {}).items():
+            if isinstance(op, Mapping) and op.get("operationId"):
+                yield method.upper(), path, op
+
+
+def operation_ids(document: Mapping[str, Any]) -> list[str]:
+    """Every operationId of an OpenAPI document, in document order."""
+    return [str(op["operationId"]) for _, _, op in _operations(document)]
+
+
+def operation_labels(document: Mapping[str, Any]) -> dict[str, str]:
+    """``METHOD /path`` (schemathesis' operation label) -> operationId."""
+    return {f"{method} {path}": str(op["operationId"]) for method, path, op in _operations(document)}
+
+
+def operation_id(operation: Any) -> str | None:
+    """The operationId of a schemathesis APIOperation."""
+    return operation.definition.raw.get("operationId")
+
+
+def _is_decimal_string(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return False
+    if schema.get("$ref") == DECIMAL_STRING_REF:
+        return True
+    return any(_is_decimal_string(s) for key in ("anyOf", "oneOf", "allOf") for s in schema.get(key) or [])
+
+
+def money_fields(documents: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    """Property names the contract declares as decimal strings (Conventions > Money), anywhere."""
+    names: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            properties = node.get("properties")
+            if isinstance(properties, Mapping):
+                names.update(str(name) for name, schema in properties.items() if _is_decimal_string(schema))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for doc in documents:
+        walk(doc)
+    return frozenset(names)
+
+
+def request_amount_fields(document: Mapping[str, Any]) -> dict[str, frozenset[str]]:
+    """operationId -> top-level request body properties declared as decimal strings (the amounts sent)."""
+    out: dict[str, frozenset[str]] = {}
+    for _, _, op in _operations(document):
+        schema = (((op.get("requestBody") or {}).get("content") or {}).get("application/json") or {}).get("schema")
+        amounts = frozenset(name for name, s in ((schema or {}).get("properties") or {}).items() if _is_decimal_string(s))
+        if amounts:
+            out[str(op["operationId"])] = amounts
+    return out
