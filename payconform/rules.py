@@ -7,8 +7,9 @@ runs the ``error_body`` group in ``expect_error_body`` / ``expect_error``; the f
 (``suites/fuzz/checks.py``) registers every rule as a schemathesis check, so both judge by the same text.
 
 Groups: ``error_body`` (an answer that must be the spec's error body), ``error_catalog`` (an error body's
-status against the error catalog), ``answer`` (every answer: request id header, decimal-string money,
-non-positive amounts refused).
+status against the error catalog), ``answer`` (every answer: request id header, JSON media type,
+decimal-string money, non-positive amounts refused). The format predicates (``is_decimal_string``,
+``is_instant``, ``is_utc_instant``, ``media_type``) are the one definition the suites use too.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from typing import Any, Union
 from .contract import Contract, run_contract
 
 DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")  # Conventions, Money: a decimal string
+# Conventions, Instants: ISO 8601 with a time zone designator; the envelope's `createdAt` is UTC.
+INSTANT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+INSTANT_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$")
+JSON_MEDIA_TYPE = "application/json"  # Conventions, Wire format
 
 
 @dataclass(frozen=True)
@@ -119,7 +124,24 @@ def violations(answer: Answer, rules: list[Rule], ctx: Context | None = None) ->
 
 
 def is_decimal_string(value: Any) -> bool:
+    """A JSON string holding a plain decimal number ("150.00", "-3"), never a JSON number."""
     return isinstance(value, str) and DECIMAL.match(value) is not None
+
+
+def is_instant(value: Any) -> bool:
+    """An ISO 8601 instant with a time zone designator."""
+    return isinstance(value, str) and INSTANT.match(value) is not None
+
+
+def is_utc_instant(value: Any) -> bool:
+    """An ISO 8601 instant in UTC (`Z` or `+00:00`)."""
+    return isinstance(value, str) and INSTANT_UTC.match(value) is not None
+
+
+def media_type(headers: Mapping[str, Any]) -> str:
+    """The content-type without parameters (`; charset=utf-8` is allowed), lower-cased."""
+    value = next((v for k, v in headers.items() if str(k).lower() == "content-type"), None) or ""
+    return str(value).split(";", 1)[0].strip().lower()
 
 
 def _dump(value: Any) -> str:
@@ -202,6 +224,13 @@ def _error_status_in_catalog(answer: Answer, ctx: Context) -> Iterator[Problem]:
 def _request_id_header(answer: Answer, ctx: Context) -> Iterator[str]:
     if not (answer.request_id or "").strip():
         yield f"the {answer.status} answer has no x-request-id header"
+
+
+@rule("json_content_type", "CONV-JSON-CONTENT-TYPE", "answer")
+def _json_content_type(answer: Answer, ctx: Context) -> Iterator[str]:
+    if answer.content and media_type(answer.headers) != JSON_MEDIA_TYPE:
+        yield (f"the {answer.status} answer's content-type is {answer.headers.get('content-type')!r}, "
+               f"not {JSON_MEDIA_TYPE}")
 
 
 def _money_values(value: Any, names: frozenset[str], path: str = "") -> Iterator[tuple[str, Any]]:

@@ -3,18 +3,13 @@ payment reads in base units with `decimals`. Amounts are compared as `Decimal`, 
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from payconform.expect import expect
+from payconform.rules import DECIMAL, is_decimal_string
 
-DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
-
-
-def is_decimal_string(value: Any) -> bool:
-    """A JSON string holding a plain decimal number ("150.00", "-3"), never a JSON number."""
-    return isinstance(value, str) and DECIMAL.match(value) is not None
+__all__ = ["DECIMAL", "as_decimal", "base_amount", "is_decimal_string", "is_json_number"]
 
 
 def is_json_number(value: Any) -> bool:

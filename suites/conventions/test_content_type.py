@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api, Exchange
+from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
+from payconform.rules import JSON_MEDIA_TYPE, media_type
 
 from .._support.samples import SAMPLES, Sample
 from .._support.types import Unique
-
-
-def media_type(ex: Exchange) -> str:
-    """The content-type without parameters (`; charset=utf-8` is allowed), lower-cased."""
-    return (ex.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
 
 
 @pytest.mark.req("CONV-JSON-CONTENT-TYPE")
@@ -22,6 +18,6 @@ def media_type(ex: Exchange) -> str:
 def test_response_is_json(api: Api, contract: Contract, unique: Unique, sample: Sample) -> None:
     """Each sample answer (2xx and 4xx, several routes) has `content-type: application/json` and a JSON body."""
     ex = expect_status(sample.send(api, contract, unique), sample.status, sample.name)
-    expect(media_type(ex) == "application/json",
+    expect(media_type(ex.headers) == JSON_MEDIA_TYPE,
            f"content-type is {ex.headers.get('content-type')!r}, not application/json", ex)
     ex.json  # noqa: B018 - fails with the requirement when the body does not parse as JSON

@@ -4,7 +4,8 @@ Registered with ``schemathesis.check`` when this module is imported (by ``confte
 ``payconform_<rule name>`` per rule. A failure raises ``SpecViolation(requirement, what)`` naming the one
 requirement it breaks:
 
-- every response carries ``x-request-id`` (Conventions, Request id);
+- every response carries ``x-request-id`` (Conventions, Request id), and a body is ``application/json``
+  (Conventions, Wire format);
 - every failure is the error body: a JSON object (Errors), ``type`` a string from the catalog, ``status`` an
   integer, ``detail`` a string, ``requestId`` present (Resources > Error body); ``status`` equal to the HTTP
   status; ``requestId`` equal to the header; no ``retryable`` member;
@@ -27,7 +28,7 @@ from payconform.fuzz import SpecViolation
 # The requirements the checks of this module and the mapped built-in checks stand for (the fuzz tests' markers).
 REQUIREMENTS = (
     "ERRBODY-ALL-FAILURES", "ERRBODY-SHAPE", "ERRBODY-STATUS-MATCHES", "ERRBODY-NO-RETRYABLE",
-    "CONV-REQUEST-ID-HEADER", "CONV-REQUEST-ID-BODY", "CONV-MONEY-DECIMAL-STRING",
+    "CONV-REQUEST-ID-HEADER", "CONV-REQUEST-ID-BODY", "CONV-MONEY-DECIMAL-STRING", "CONV-JSON-CONTENT-TYPE",
     "ERR-VALIDATION-ERROR", "ERR-BAD-REQUEST",
 )
 FAILURE_GROUPS = ("error_body", "error_catalog")  # judged on answers with a 4xx/5xx status only
