@@ -48,7 +48,18 @@ __all__ = ["Exchange", "RequestInfo", "SafetyError", "TargetError", "Transport",
 
 
 class TargetError(AssertionError):
-    """The target hung, dropped the connection, answered garbage or too much."""
+    """The target hung, dropped the connection, answered garbage or too much.
+
+    ``unreachable``: no connection could be made at all; ``status``, ``headers``, ``body``: what had come back
+    before the attempt ended (``status`` None when nothing did), for tools that report rather than fail."""
+
+    def __init__(self, message: str, *, unreachable: bool = False, status: int | None = None,
+                 headers: httpx.Headers | None = None, body: bytes = b"") -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+        self.status = status
+        self.headers = headers if headers is not None else httpx.Headers()
+        self.body = body
 
 
 def new_idempotency_key() -> str:
@@ -151,6 +162,7 @@ class _Read:
     body: bytes = b""
     truncated: bool = False
     error: str | None = None
+    unreachable: bool = False
     reason: str = ""
     http_version: str = "HTTP/1.1"
 
@@ -229,7 +241,8 @@ class Transport:
         self._record(wall, info, read, request_id, elapsed, op_id, attempt)
         if read.error is not None:
             raise TargetError(failure_message(what=f"target error: {read.error}", request=(method, info.url),
-                                              request_id=request_id))
+                                              request_id=request_id),
+                              unreachable=read.unreachable, status=read.status, headers=read.headers, body=read.body)
         return Exchange(info, read.status, read.headers, read.body, elapsed, op_id=op_id, attempts=attempt,
                         truncated=read.truncated, reason=read.reason, http_version=read.http_version)
 
@@ -254,8 +267,10 @@ class Transport:
         except httpx.TimeoutException as exc:
             read.error = (f"no answer within {limit:g}s ({exc.__class__.__name__})" if read.status is None
                           else f"the answer did not finish within {limit:g}s")
+            read.unreachable = isinstance(exc, httpx.ConnectTimeout)
         except httpx.ConnectError as exc:
             read.error = f"could not connect to the target ({shorten(str(exc) or exc.__class__.__name__, 200)})"
+            read.unreachable = True
         except httpx.RemoteProtocolError as exc:
             read.error = ("the target dropped the connection or answered something that is not HTTP "
                           f"({shorten(str(exc) or exc.__class__.__name__, 200)})")

@@ -1,27 +1,26 @@
-"""The one way the receiver kit talks HTTP: `send()`.
+"""The receiver kit's way out: the harness's one transport (``payconform.transport``), one per host named.
 
-Every delivery and every `--state-url` read goes through it, so the safety rules hold in one place: only the
-hosts the user named are contacted, each request has a total deadline, and at most `MAX_BODY` bytes of an
-answer are read (while streaming). At merge it becomes a call of the harness's single transport.
+Every delivery and every ``--state-url`` read goes through it, so the safety rules of a run hold here too:
+only the hosts the user named are contacted, each request has a total deadline, at most ``MAX_BODY`` bytes
+of an answer are read (while streaming), and transcripts are redacted. A receiver's refusal is its answer,
+not an error: ``send`` reports what came back, and raises only for a host never named or never reached.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from types import SimpleNamespace
 from urllib.parse import urlsplit
 
-import httpx
-
+from ..pacing import NoPacer
 from ..redact import Redactor
+from ..transport import SafetyError, TargetError, Transport
 
 DEADLINE_SECONDS = 5.0
 MAX_BODY = 64 * 1024
 
-
-class SafetyError(RuntimeError):
-    """A request to a host the user did not name."""
+__all__ = ["DEADLINE_SECONDS", "MAX_BODY", "Exchange", "SafetyError", "Sender", "Unreachable", "host_of"]
 
 
 class Unreachable(RuntimeError):
@@ -30,7 +29,7 @@ class Unreachable(RuntimeError):
 
 @dataclass(frozen=True)
 class Exchange:
-    """One request and what came back (`status` None when nothing did; `error` says why)."""
+    """One request and what came back (``status`` None when nothing did; ``error`` says why)."""
 
     method: str
     url: str
@@ -49,11 +48,11 @@ class Exchange:
         return self.status is not None and 200 <= self.status < 300
 
     def outcome(self) -> str:
-        """`METHOD URL -> status` (or the transport error), for failure messages."""
+        """``METHOD URL -> status`` (or the transport error), for failure messages."""
         return f"{self.method} {self.url} -> {self.status if self.status is not None else self.error}"
 
     def entry(self, redactor: Redactor) -> dict:
-        """The redacted transcript entry of results.json (schema `exchange`)."""
+        """The redacted transcript entry of results.json (schema ``exchange``)."""
         out = {
             "time": self.time,
             "method": self.method,
@@ -71,42 +70,47 @@ class Exchange:
 
 
 def host_of(url: str) -> str:
-    """`host[:port]` of a URL, lowercased: the unit of the allowed-hosts rule."""
+    """``host[:port]`` of a URL, lowercased: the unit of the allowed-hosts rule."""
     return urlsplit(url).netloc.lower()
 
 
-def send(client: httpx.Client, allowed_hosts: frozenset[str], method: str, url: str, *,
-         headers: list[tuple[str, str]] = (), body: bytes = b"", deadline: float = DEADLINE_SECONDS) -> Exchange:
-    """Send one request; never raises for what the other side did (that is in the Exchange).
+def _first_line(exc: TargetError) -> str:
+    return next((ln.removeprefix("what happened: target error: ") for ln in str(exc).splitlines()
+                 if "target error" in ln), str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
 
-    Raises `SafetyError` for a host outside `allowed_hosts`, `Unreachable` when no connection could be made.
-    """
-    if host_of(url) not in allowed_hosts:
-        raise SafetyError(f"refusing to contact {host_of(url)!r}: only {sorted(allowed_hosts)} were given")
-    wall = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-    started = time.monotonic()
-    status, answer_headers, buf, error = None, [], bytearray(), None
-    request = client.build_request(method, url, headers=list(headers), content=body or None,
-                                   timeout=httpx.Timeout(deadline))
-    try:
-        resp = client.send(request, stream=True)
+
+class Sender:
+    """A transport for each host the user named (the delivery URL's, the state URL's)."""
+
+    def __init__(self, urls: list[str], redactor: Redactor, *, deadline: float = DEADLINE_SECONDS,
+                 max_body: int = MAX_BODY) -> None:
+        self.transports: dict[str, Transport] = {}
+        for url in urls:
+            parts = urlsplit(url)
+            root = SimpleNamespace(base_url=f"{parts.scheme}://{parts.netloc}", request_timeout=deadline)
+            self.transports.setdefault(host_of(url), Transport(root, pacer=NoPacer(), redactor=redactor,
+                                                               max_body=max_body))
+
+    def close(self) -> None:
+        for transport in self.transports.values():
+            transport.close()
+
+    def send(self, method: str, url: str, *, headers: list[tuple[str, str]] = (), body: bytes = b"",
+             deadline: float | None = None) -> Exchange:
+        """Send one request; never raises for what the other side did (that is in the Exchange).
+
+        Raises ``SafetyError`` for a host outside those named, ``Unreachable`` when no connection could be made.
+        """
+        transport = self.transports.get(host_of(url))
+        if transport is None:
+            raise SafetyError(f"refusing to contact {host_of(url)!r}: only {sorted(self.transports)} were given")
+        wall = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         try:
-            status, answer_headers = resp.status_code, list(resp.headers.items())
-            for chunk in resp.iter_bytes():
-                buf += chunk[: MAX_BODY - len(buf)]
-                if len(buf) >= MAX_BODY:
-                    error = f"answer longer than {MAX_BODY} bytes: stopped reading"
-                    break
-                if time.monotonic() - started > deadline:
-                    error = f"answer not finished within {deadline:g}s: stopped reading"
-                    break
-        finally:
-            resp.close()
-    except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-        raise Unreachable(f"cannot connect to {host_of(url)}: {exc or exc.__class__.__name__}") from None
-    except httpx.TimeoutException as exc:
-        error = f"no answer within {deadline:g}s ({exc.__class__.__name__})"
-    except httpx.TransportError as exc:
-        error = f"transport error ({exc.__class__.__name__}: {exc})"
-    return Exchange(method, url, list(request.headers.items()), body, status, answer_headers, bytes(buf),
-                    time.monotonic() - started, wall, error)
+            ex = transport.send(method, url, headers=list(headers), content=body, timeout=deadline, retries=0)
+        except TargetError as exc:
+            if exc.unreachable:
+                raise Unreachable(f"cannot connect to {host_of(url)}: {_first_line(exc)}") from None
+            return Exchange(method, url, list(headers), body, exc.status, list(exc.headers.items()), exc.body,
+                            0.0, wall, _first_line(exc))
+        return Exchange(method, url, list(ex.request.headers.items()), body, ex.status, list(ex.headers.items()),
+                        ex.content, ex.elapsed, wall)

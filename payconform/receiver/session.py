@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import time
 
-import httpx
-
+from ..redact import Redactor
 from .deliveries import Delivery, Factory
-from .send import Exchange, Unreachable, host_of, send
+from .send import Exchange, Sender, Unreachable
 from .state import GRACE_SECONDS, PayoutState, parse, payout_url, settle
 
 
@@ -24,17 +23,16 @@ class Session:
     def __init__(self, url: str, secret: str, state_url: str | None = None) -> None:
         self.url, self.state_url = url, state_url
         self.factory = Factory(secret)
-        self.hosts = frozenset(host_of(u) for u in (url, state_url) if u)
-        self.client = httpx.Client(follow_redirects=False, trust_env=False, headers={"user-agent": "payconform"})
+        self.sender = Sender([u for u in (url, state_url) if u], Redactor([secret, secret.removeprefix("whsec_")]))
         self.exchanges: list[Exchange] = []
         self.reached = False  # some request got an answer: later connection failures are the receiver's
 
     def close(self) -> None:
-        self.client.close()
+        self.sender.close()
 
     def _send(self, method: str, url: str, headers: list[tuple[str, str]] = (), body: bytes = b"") -> Exchange:
         try:
-            exchange = send(self.client, self.hosts, method, url, headers=headers, body=body)
+            exchange = self.sender.send(method, url, headers=headers, body=body)
         except Unreachable as exc:
             if not self.reached:
                 raise

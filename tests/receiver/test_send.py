@@ -1,17 +1,17 @@
-"""`send`, the kit's one HTTP function: named hosts only, a total deadline, a body cap."""
+"""The kit's way out (the harness's transport): named hosts only, a total deadline, a body cap, no raise for
+what the receiver answered."""
 
 from __future__ import annotations
 
 import asyncio
 
-import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from payconform.receiver import send as send_mod
-from payconform.receiver.send import MAX_BODY, SafetyError, send
+from payconform.receiver.send import MAX_BODY, SafetyError, Sender, Unreachable
+from payconform.redact import Redactor
 
 from .conftest import serving
 
@@ -29,14 +29,19 @@ APP = Starlette(routes=[Route("/big", _big), Route("/slow", _slow)])
 
 
 def test_only_the_named_hosts_are_contacted() -> None:
-    with httpx.Client() as client, pytest.raises(SafetyError):
-        send(client, frozenset({"127.0.0.1:9"}), "GET", "http://example.invalid/x")
+    sender = Sender(["http://127.0.0.1:9/hook"], Redactor())
+    with pytest.raises(SafetyError):
+        sender.send("GET", "http://example.invalid/x")
+    with pytest.raises(Unreachable):
+        sender.send("GET", "http://127.0.0.1:9/hook")
+    sender.close()
 
 
 def test_answers_are_capped_and_bounded() -> None:
-    with serving(APP) as base, httpx.Client() as client:
-        hosts = frozenset({send_mod.host_of(base)})
-        big = send(client, hosts, "GET", f"{base}/big")
-        slow = send(client, hosts, "GET", f"{base}/slow", deadline=0.3)
-    assert big.status == 200 and len(big.response_body) == MAX_BODY and "longer than" in big.error
+    with serving(APP) as base:
+        sender = Sender([base], Redactor())
+        big = sender.send("GET", f"{base}/big")
+        slow = sender.send("GET", f"{base}/slow", deadline=0.3)
+        sender.close()
+    assert big.status == 200 and len(big.response_body) <= MAX_BODY and str(MAX_BODY) in big.error
     assert slow.status is None and not slow.accepted and "no answer within 0.3s" in slow.error
