@@ -82,6 +82,7 @@ class _Run:
         self.target = target
         self.make_api = make_api
         self.result = Preflight()
+        self.pool_valid = 0  # pool keys are told in one line: a pool may hold dozens
 
     def get(self, credential: str | None, path: str, org_id: str | None = None) -> Exchange:
         api = self.make_api(credential)
@@ -120,8 +121,12 @@ class _Run:
             self.result.lines.append(line)
             return
         if ex.status == 200:
-            self.result.lines.append(f"{name}: valid for organization {self.target.org_id} "
-                                     f"({'live' if key.startswith('svc_live_') else 'test'} key)")
+            line = (f"valid for organization {self.target.org_id} "
+                    f"({'live' if key.startswith('svc_live_') else 'test'} key)")
+            if name.startswith("api_key_pool["):
+                self.pool_valid += 1
+            else:
+                self.result.lines.append(f"{name}: {line}")
             return
         if kind == "ACCOUNT_BLOCKED":
             raise PreflightFailed(f"{name} is refused: the organization {self.target.org_id} is suspended "
@@ -172,6 +177,9 @@ def preflight(target: Target, make_api: Callable[[str | None], Api] | None = Non
         run.route_probe()
         for name, key in keys:
             run.key(name, key)
+        if run.pool_valid:
+            run.result.lines.append(f"api_key_pool: {run.pool_valid} more key(s) valid for organization "
+                                    f"{target.org_id}")
         if target.other_org_id and target.api_key:
             run.other_org()
     except PreflightFailed as exc:
