@@ -2,18 +2,22 @@
 
 Tests use them to observe behaviour the pristine server never shows on its own: a request still
 running (`delay`, for IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS), a given error (`error`, e.g. 503
-ORDERS_TEMPORARILY_UNAVAILABLE), or a key that cannot be recorded (`idempotency_unavailable`).
+ORDERS_TEMPORARILY_UNAVAILABLE), or a key that cannot be recorded (`idempotency_unavailable`). The project's
+own tests also kill the process at the worst moment (`crash_after_handler`: right after the handler's
+transaction commits, before anything else happens), to prove no write is lost or doubled across a crash.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 
 from . import ids
 from .errors import ApiError
 
-KINDS = ("delay", "error", "idempotency_unavailable")
+KINDS = ("delay", "error", "idempotency_unavailable", "crash_after_handler")
+CRASH_EXIT = 137  # the exit status of a process killed by SIGKILL
 
 
 @dataclass
@@ -55,3 +59,8 @@ class Faults:
         error = self.take(org_id, operation, "error")
         if error is not None:
             raise ApiError(error.type or "INTERNAL", status=error.status, detail="Injected fault.")
+
+    def after_handler(self, org_id: str, operation: str) -> None:
+        """Applied once the handler's transaction has committed: a crash fault ends the process there."""
+        if self.take(org_id, operation, "crash_after_handler") is not None:
+            os._exit(CRASH_EXIT)

@@ -2,7 +2,9 @@
 
 Scope is (organization, mode, key). The fingerprint of a request is its method, path and canonical JSON
 body. A record is claimed (state `running`) before the handler runs and completed with the stored
-status and body afterwards, so:
+status and body in the handler's own transaction (`settle`), so a crash can never keep the handler's writes
+and lose its key: a same-key retry after a restart replays, it never runs twice. Records still `running` at
+start belong to requests whose writes rolled back with them, and are deleted. So:
 
 - same key, same fingerprint, completed -> the stored status and body are replayed, nothing runs;
 - same key, same fingerprint, running   -> 409 IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS;
@@ -35,6 +37,8 @@ from .operation import Call, Reply
 from .store import Store, dumps
 
 Scope = tuple[str, str]  # (org_id, mode)
+Settle = Callable[[Reply | ApiError], None]  # records an outcome inside the handler's transaction
+Execute = Callable[..., Awaitable[Reply]]  # execute(settle=None): runs the handler in its transaction
 
 
 def canonical_body(raw: bytes) -> str:
@@ -89,7 +93,7 @@ class Idempotency:
 
     # -- the flow -------------------------------------------------------------------------------
 
-    async def run(self, call: Call, execute: Callable[[], Awaitable[Reply]]) -> Reply:
+    async def run(self, call: Call, execute: Execute) -> Reply:
         """Apply the key rules around `execute` (which runs the handler)."""
         op = call.op
         if op.idempotency == "none":
@@ -118,16 +122,21 @@ class Idempotency:
                 " VALUES (?,?,?,?,?,'running',?)",
                 (*scope, key, op.op_id, fingerprint, iso(call.now)),
             )
+        def settle(outcome: Reply | ApiError) -> None:
+            if isinstance(outcome, ApiError):
+                self._settle_error(scope, key, outcome, call.request_id)
+            else:
+                self._complete(scope, key, outcome.status, outcome.body, outcome.resource_id)
+
         try:
-            reply = await execute()
+            return await execute(settle)
         except ApiError as err:
-            self._settle_error(scope, key, err, call.request_id)
+            if not err.keeps_writes:  # nothing was written: the record is settled on its own
+                self._settle_error(scope, key, err, call.request_id)
             raise
         except BaseException:
             self._release(scope, key)
             raise
-        self._complete(scope, key, reply.status, reply.body, reply.resource_id)
-        return reply
 
     def _answer_existing(self, record: sqlite3.Row, fingerprint: str, call: Call) -> Reply | ApiError:
         if record["created_at"] <= iso(call.now - self.retention):

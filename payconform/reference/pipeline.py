@@ -24,6 +24,7 @@ from .requestid import request_id_of
 
 if TYPE_CHECKING:
     from .auth import Principal
+    from .idempotency import Settle
     from .reference import Reference
 
 log = logging.getLogger("payconform.reference")
@@ -88,7 +89,7 @@ async def _run(ref: Reference, op_id: str, request: Request) -> Reply:
         ref.auth.authorize(principal, org_id, op)
         if op.takes_body:
             call.raw_body = await read_body(request)
-        reply = await ref.idempotency.run(call, lambda: _execute(ref, call))
+        reply = await ref.idempotency.run(call, lambda settle=None: _execute(ref, call, settle))
     except Exception as exc:
         err = as_api_error(exc, op_id, rid)
         if audited:
@@ -111,10 +112,21 @@ async def _principal(ref: Reference, op: Operation, request: Request) -> Princip
     return principal
 
 
-async def _execute(ref: Reference, call: Call) -> Reply:
+async def _execute(ref: Reference, call: Call, settle: Settle | None = None) -> Reply:
+    """The handler in one transaction; ``settle`` records its outcome for the idempotency key in that same
+    transaction (a refusal that keeps its writes included), so the writes and the key commit together."""
     await ref.faults.before_handler(call.org_id, call.op.op_id)
     with ref.store.tx():
-        return call.op.handler(call)
+        try:
+            reply = call.op.handler(call)
+        except ApiError as err:
+            if settle is not None and err.keeps_writes:
+                settle(err)
+            raise
+        if settle is not None:
+            settle(reply)
+    ref.faults.after_handler(call.org_id, call.op.op_id)
+    return reply
 
 
 def _audit(ref: Reference, call: Call, outcome: str, error_type: str | None, resource_id: str | None) -> None:
