@@ -142,24 +142,30 @@ class Api:
                 params: Any = None, headers: Mapping[str, str] | None = None, idempotency_key: Any = AUTO,
                 credential: Any = AUTO, raw: bool = False, timeout: float | None = None) -> Exchange:
         """Send ``method path`` (relative to base_url; ``{orgId}`` filled in) and return the exchange."""
+        __tracebackhide__ = True  # its arguments hold credentials: a traceback shows the caller's line
         path = path.replace("{orgId}", quote(str(self.org_id), safe="")) if self.org_id is not None else path
         return self._send(method.upper(), path, json=json, content=content, params=params, headers=headers,
                           idempotency_key=idempotency_key, credential=credential, raw=raw, timeout=timeout,
                           op_id=None, op=None)
 
     def get(self, path: str, **kw: Any) -> Exchange:
+        __tracebackhide__ = True
         return self.request("GET", path, **kw)
 
     def post(self, path: str, **kw: Any) -> Exchange:
+        __tracebackhide__ = True
         return self.request("POST", path, **kw)
 
     def put(self, path: str, **kw: Any) -> Exchange:
+        __tracebackhide__ = True
         return self.request("PUT", path, **kw)
 
     def patch(self, path: str, **kw: Any) -> Exchange:
+        __tracebackhide__ = True
         return self.request("PATCH", path, **kw)
 
     def delete(self, path: str, **kw: Any) -> Exchange:
+        __tracebackhide__ = True
         return self.request("DELETE", path, **kw)
 
     def op(self, op_id: str, *, json: Any = _NO_BODY, content: bytes | str | None = None, params: Any = None,
@@ -172,6 +178,7 @@ class Api:
         marks ``sandbox_only`` and neither ``money_write`` nor ``moves_money``: a write the spec promises to
         refuse (400 ``LIVE_MODE_UNSUPPORTED``) and that cannot move money. Every other live write is refused.
         """
+        __tracebackhide__ = True
         contract = self.contract
         if contract is None:
             raise LookupError(f"operation {op_id!r}: no contract loaded (contract/profile.default.yaml)")
@@ -202,6 +209,7 @@ class Api:
     def _send(self, method: str, path: str, *, json: Any, content: Any, params: Any, headers: Mapping | None,
               idempotency_key: Any, credential: Any, raw: bool, timeout: float | None, op_id: str | None,
               op: Mapping | None, allow_live_refusal: bool = False) -> Exchange:
+        __tracebackhide__ = True
         own: dict[str, str] = {}
         body: bytes = b""
         if json is not _NO_BODY:

@@ -209,6 +209,7 @@ class Transport:
              signer: Any = None) -> Exchange:
         """Send one request (``url`` from ``url()``); a 429 is resent after ``Retry-After`` up to ``retries``
         times. ``op`` is the operation's profile entry (what the live-key guard reads)."""
+        __tracebackhide__ = True  # its arguments hold credentials: a traceback shows the caller's line
         method = method.upper()
         url = self.url(url)
         pairs = headers.items() if isinstance(headers, Mapping) else headers
@@ -228,6 +229,7 @@ class Transport:
 
     def _attempt(self, method: str, url: str, headers: httpx.Headers, body: bytes, params: Any,
                  timeout: float | None, op_id: str | None, attempt: int, signer: Any) -> Exchange:
+        __tracebackhide__ = True
         limit = float(timeout) if timeout is not None else self.timeout
         request = self._http.build_request(method, url, content=body or None, params=params, headers=headers,
                                            timeout=httpx.Timeout(limit))

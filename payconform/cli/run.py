@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import paths
+from ..artifacts import find_leaks
 from ..target import Target, TargetConfigError, flag_overrides
 from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
@@ -145,6 +146,12 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             code = apply_gate(ns, report_dir, target, code)
         elif code == 1:
             code = forgive_warnings(report_dir, code)
+        leaks = find_leaks(report_dir, target.secrets())
+        for leak in leaks:
+            print(f"payconform: secret leak: {leak.path} holds {leak.kind}; do not publish this report",
+                  file=sys.stderr)
+        if leaks and code == 0:
+            code = 1
         index = report_dir / "index.html"
         if index.exists():
             print(f"payconform: report written to {index.resolve()}")

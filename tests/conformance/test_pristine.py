@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from payconform.artifacts import find_leaks
+
 from .conftest import SuiteRun, iter_report_files
 
 pytestmark = pytest.mark.xdist_group("reference-runs")
@@ -31,9 +33,8 @@ def test_nothing_is_skipped_for_lack_of_a_credential_or_the_operator(pristine_ru
 def test_no_secret_appears_in_any_report_file(pristine_run: SuiteRun) -> None:
     files = list(iter_report_files(pristine_run))
     assert any(p.name == "results.json" for p in files), f"no results.json in {pristine_run.report_dir}"
-    leaks = [(p.name, s[:12]) for p in files for s in pristine_run.secrets
-             if s and s in p.read_text(encoding="utf-8", errors="replace")]
-    assert not leaks, f"secrets found in report files (file, secret prefix): {leaks}"
+    leaks = find_leaks(pristine_run.report_dir, pristine_run.secrets)
+    assert not leaks, f"secrets found in report files (file, secret kind): {[(lk.path.name, lk.kind) for lk in leaks]}"
 
 
 def test_every_result_row_names_its_requirements(pristine_run: SuiteRun) -> None:
