@@ -68,6 +68,36 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+def _run_pytest(cmd: list[str]) -> int:
+    """pytest in its own process group, so that SIGINT or SIGTERM (Ctrl-C, CI runners, `timeout`) reaches
+    it and all its xdist workers as one interrupt: the tests stop, the partial report is written, and
+    nothing is left running. A second signal kills the group. Answers pytest's exit code, or 128 + signal."""
+    proc = subprocess.Popen(cmd, env=dict(os.environ), start_new_session=True)
+    received: list[int] = []
+
+    def forward(signum: int, frame: object) -> None:
+        received.append(signum)
+        try:
+            os.killpg(proc.pid, signal.SIGINT if len(received) == 1 else signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if len(received) == 1:
+            print(f"payconform: {signal.Signals(signum).name}: stopping the run and writing the partial report "
+                  "(send it again to stop at once)", file=sys.stderr)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        code = proc.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # workers that outlived their controller
+        except ProcessLookupError:
+            pass
+    return 128 + received[0] if received else code
+
+
 def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
     """Run pytest over the suites in a subprocess and answer its exit code, gated when asked."""
     if ns.list:
@@ -135,13 +165,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             if value is not None:
                 cmd += [flag, str(value)]
         cmd += extra
-        env = dict(os.environ)
-        proc = subprocess.Popen(cmd, env=env)
-        try:
-            code = proc.wait()
-        except KeyboardInterrupt:
-            proc.send_signal(signal.SIGINT)
-            code = proc.wait()
+        code = _run_pytest(cmd)
         if ns.baseline or ns.warnings_as_errors:
             code = apply_gate(ns, report_dir, target, code)
         elif code == 1:
@@ -165,6 +189,9 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
         elif code == 1:
             if not (ns.baseline or ns.warnings_as_errors):
                 print("payconform: some conformance tests failed", file=sys.stderr)
+        elif code > 128:
+            print(f"payconform: the run was interrupted ({signal.Signals(code - 128).name}); the report holds the "
+                  "tests that finished", file=sys.stderr)
         elif code not in (0,):
             print(f"payconform: pytest ended with exit code {code}", file=sys.stderr)
         return code

@@ -130,3 +130,36 @@ def test_a_run_that_cannot_test_the_target_exits_2_in_seconds(workdir, ref_targe
     assert {"dead port": "does not answer", "unknown key": "UNAUTHORIZED",
             "no credential": "no credential"}[case] in res.stderr
     assert time.monotonic() - started < 10 + 5  # the issue's 10 s, plus the interpreter's start on a loaded machine
+
+
+SLOW_TEST = '''
+import time
+
+import pytest
+
+
+@pytest.mark.req("DEMO-PASS")
+def test_takes_long():
+    time.sleep(60)
+'''
+
+
+def test_sigterm_ends_the_run_with_a_report_and_nothing_left(workdir, ref_target):
+    """CI runners and `timeout` send SIGTERM: the run stops, writes what it has, and leaves nothing behind."""
+    _, path = ref_target
+    (workdir / "suites" / "endpoints" / "test_slow_demo.py").write_text(SLOW_TEST)
+    proc = subprocess.Popen([sys.executable, "-m", "payconform.cli", "run", "--target", str(path), "-n", "2",
+                             "--report-dir", "rt"], cwd=workdir, env=cli_env(workdir), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not list((workdir / "rt").glob("allure-results/*")) and time.monotonic() < deadline:
+        time.sleep(0.2)  # the first results exist: pytest and its workers run
+    time.sleep(1)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=STOP_TIMEOUT)
+    assert proc.returncode == 128 + signal.SIGTERM, out + err
+    assert "the run was interrupted (SIGTERM)" in err
+    assert (workdir / "rt" / "results.json").exists() and (workdir / "rt" / "index.html").exists()
+    leftover = subprocess.run(["pgrep", "-f", str(workdir / "suites")], capture_output=True, text=True).stdout
+    assert not leftover.strip(), f"processes of the run still alive: {leftover}"
+    assert "Traceback" not in err
