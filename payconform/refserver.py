@@ -29,6 +29,7 @@ from .target import API_PREFIX
 
 READY_RE = re.compile(r"payconform reference listening on (https?://[^\s]+)")
 DEFAULT_MODULE = "payconform.reference"
+TOKEN_ENV = "PAYCONFORM_OPERATOR_TOKEN"  # read by `python -m payconform.reference` (and its --operator-token)
 
 
 class RefServerError(RuntimeError):
@@ -88,8 +89,8 @@ class RefServer:
     # -- lifecycle -----------------------------------------------------------------------------
 
     def command(self) -> list[str]:
-        cmd = [self.python, "-m", self.module, "--host", self.host, "--port", str(self.port),
-               f"--operator-token={self.operator_token}"]  # one argument: a token may start with "-"
+        # the operator token travels in the environment (TOKEN_ENV), never on the command line that `ps` shows
+        cmd = [self.python, "-m", self.module, "--host", self.host, "--port", str(self.port)]
         if self.db:
             cmd += ["--db", self.db]
         if self.mutant:
@@ -104,6 +105,7 @@ class RefServer:
         root = paths.PACKAGE_DIR.parent
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
         env.setdefault("PYTHONUNBUFFERED", "1")
+        env[TOKEN_ENV] = self.operator_token
         try:
             self.proc = subprocess.Popen(
                 self.command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

@@ -6,18 +6,19 @@ import argparse
 import signal
 import sys
 import threading
-from typing import Any
+from typing import IO, Any
 
 from ..target import Target
 
 
 def start_reference(host: str, port: int, db: str | None, mutant: str | None,
-                    token: str | None) -> tuple[Any, Target]:
-    """Start the reference server and provision an organization and every credential; stop it on failure."""
+                    token: str | None, log: IO[str] | None = None) -> tuple[Any, Target]:
+    """Start the reference server and provision an organization and every credential; stop it on failure.
+    ``log`` receives the server's own output (its errors, a traceback behind a 500)."""
     from ..provision import provision_reference
     from ..refserver import RefServer
 
-    server = RefServer(host, port, db=db, mutant=mutant, operator_token=token)
+    server = RefServer(host, port, db=db, mutant=mutant, operator_token=token, log=log)
     server.start()
     try:
         target = provision_reference(server)
@@ -30,7 +31,7 @@ def start_reference(host: str, port: int, db: str | None, mutant: str | None,
 def cmd_serve(ns: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM; 3 when the server cannot start or exits on its own."""
     try:
-        server, target = start_reference(ns.host, ns.port, ns.db, ns.mutant, ns.operator_token)
+        server, target = start_reference(ns.host, ns.port, ns.db, ns.mutant, ns.operator_token, log=sys.stderr)
     except Exception as exc:  # noqa: BLE001
         print(f"payconform: cannot start the reference server: {exc}", file=sys.stderr)
         return 3

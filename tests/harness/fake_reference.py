@@ -174,7 +174,7 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0)
-    p.add_argument("--operator-token", default=os.environ.get("FAKE_OPERATOR_TOKEN", "token"))
+    p.add_argument("--operator-token", default=os.environ.get("PAYCONFORM_OPERATOR_TOKEN", "token"))
     p.add_argument("--db")
     p.add_argument("--mutant")
     ns = p.parse_args()

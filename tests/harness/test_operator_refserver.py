@@ -113,3 +113,12 @@ def test_clock_forms():
     clock.advance("ck-other", 30)
     clock.advance(60)
     assert calls == [("ck-other", 30), ("ck-default", 60)]
+
+
+def test_the_operator_token_is_not_on_the_command_line() -> None:
+    """`ps` shows every user's command lines: the token travels in the server's environment instead."""
+    with RefServer() as ref:
+        cmdline = Path(f"/proc/{ref.proc.pid}/cmdline").read_bytes().decode(errors="replace")
+        assert ref.operator_token not in cmdline
+        assert httpx.get(ref.operator_url + "/health", timeout=5).status_code == 200
+        assert HttpOperator(ref.operator_url, ref.operator_token).create_org() is not None
