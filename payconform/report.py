@@ -77,7 +77,7 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
         tests[t["nodeid"]] = dict(t, parsed=split_message(t.get("message")))
     html = _environment().get_template("report.html.j2").render(
         run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests, labels=LABELS,
-        verdicts=VERDICT_ORDER, gate=results.get("gate"),
+        verdicts=VERDICT_ORDER, gate=results.get("gate"), unlock=results.get("unlock") or [],
     )
     return redactor.redact(html) if redactor is not None else html
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from .unlock import unlock_rows
+
 MAX_TRANSCRIPT_ENTRIES = 200
 
 TEST_VERDICTS = ("passed", "failed", "warning", "expected_failure", "skipped", "needs_operator", "needs_clock",
@@ -256,7 +258,7 @@ def requirement_rows(contract, tests: Iterable[Mapping]) -> list[dict]:
 def build_results(*, run: Mapping[str, Any], tests: list[dict], contract) -> dict:
     apply_levels(contract, tests)
     reqs = requirement_rows(contract, tests)
-    return {"run": dict(run), "tests": tests, "requirements": reqs}
+    return {"run": dict(run), "tests": tests, "requirements": reqs, "unlock": unlock_rows(tests, reqs)}
 
 
 def totals(results: Mapping) -> dict:

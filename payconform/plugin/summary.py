@@ -77,6 +77,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     tr.write_line(f"tests: {t['passed']} passed, {t['failed'] + t['errors']} failed, {t['skipped']} skipped"
                   + (f" ({skipped})" if skipped else ""))
     tr.write_line(f"requirements covered: {t['covered']} of {t['requirements']}")
+    for row in data.get("unlock") or []:
+        tr.write_line(f"  would unlock {row['requirements']} requirement(s) ({row['tests']} tests): "
+                      f"{row['supplied_by']}")
     failed = [r for r in tests if r["verdict"] == "failed"]
     if failed:
         tr.write_line("failed:")

@@ -38,7 +38,7 @@ def test_full_run_results_and_report(project, ref_target):
     assert "needs --run-slow" in out
 
     data = load_results(project)
-    assert set(data) == {"run", "tests", "requirements"}
+    assert set(data) == {"run", "tests", "requirements", "unlock"}
     run_info = data["run"]
     assert run_info["target"] == target.base_url and run_info["started"] and run_info["finished"]
     assert "contract_version" in run_info and isinstance(run_info["pytest_args"], list)

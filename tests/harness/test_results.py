@@ -76,7 +76,7 @@ def test_results_json_and_report(tmp_path):
                               "contract_version": "1", "pytest_args": []}, tests=collect().tests(), contract=CONTRACT)
     path = write_json(tmp_path / "results.json", data)
     again = json.loads(path.read_text())
-    assert set(again) == {"run", "tests", "requirements"}
+    assert set(again) == {"run", "tests", "requirements", "unlock"}
     assert {"id", "part", "section", "quote", "testable", "verdict", "tests"} <= set(again["requirements"][0])
     t = totals(again)
     assert (t["tests"], t["passed"], t["failed"], t["errors"], t["skipped"]) == (4, 1, 1, 1, 1)

@@ -1,0 +1,51 @@
+"""What would unlock more: skipped requirements grouped by the capability the target did not offer.
+
+A run against a deployment with one key skips what needs more (another credential, an operator action, the
+clock, real time). Counting those by capability, with the target-file field or flag that supplies it, tells
+the user which addition is worth the most.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from .target import CREDENTIAL_NAMES, option_name
+
+SKIP_VERDICTS = ("needs_operator", "needs_clock", "needs_slow", "skipped")
+OPERATOR = "an operator adapter: `operator:` in the target file (docs/architecture.md, operator adapter)"
+SUPPLIES = {
+    "operator": OPERATOR,
+    "clock": "an operator adapter that moves the organization's clock (`operator:` in the target file)",
+    "real_time": "`--run-slow` (waits of a few minutes in real time)",
+    "signing_key": "`credentials.signing_key_id` and `credentials.signing_private_key` (Mode B)",
+    "second_org": "`other_org_id` in the target file (or `--other-org-id`)",
+    **{name: f"`credentials.{name}` in the target file (or `{option_name(name)}`)" for name in CREDENTIAL_NAMES},
+}
+
+
+def capability(skip_reason: str | None) -> str | None:
+    """The capability a skip reason names (``needs operator: cannot X`` -> ``operator``), or None."""
+    reason = (skip_reason or "").strip()
+    if not reason.startswith("needs "):
+        return None
+    what = reason.removeprefix("needs ").split(":", 1)[0].strip()
+    if what.startswith("--run-slow"):
+        return "real_time"
+    return what if what in SUPPLIES else None
+
+
+def unlock_rows(tests: Iterable[Mapping], requirements: Iterable[Mapping]) -> list[dict]:
+    """One row per missing capability: how many skipped requirements (none of whose tests ran) and tests it
+    would let run, and what supplies it; the most valuable first."""
+    skipped_reqs = {r["id"] for r in requirements if r.get("verdict") in SKIP_VERDICTS}
+    reqs: dict[str, set[str]] = {}
+    count: dict[str, int] = {}
+    for t in tests:
+        cap = capability(t.get("skip_reason")) if t.get("outcome") == "skipped" else None
+        if cap is None:
+            continue
+        count[cap] = count.get(cap, 0) + 1
+        reqs.setdefault(cap, set()).update(r for r in t.get("requirements") or [] if r in skipped_reqs)
+    rows = [{"capability": cap, "requirements": len(reqs[cap]), "tests": count[cap], "supplied_by": SUPPLIES[cap]}
+            for cap in count]
+    return sorted(rows, key=lambda r: (-r["requirements"], -r["tests"], r["capability"]))
