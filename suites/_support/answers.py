@@ -1,5 +1,5 @@
-"""Reading JSON answers whose inner shape the spec does not show: every scalar, a named member, an `errors`
-entry naming a field, and "carries at least this"."""
+"""Reading JSON answers whose inner shape the spec does not show: every scalar, a named member, a null member
+left out, an `errors` entry naming a field, and "carries at least this"."""
 
 from __future__ import annotations
 
@@ -45,6 +45,12 @@ def member(ex: Exchange, *path: str | int) -> Any:
         expect(present, f"the answer has no `{here}`", ex)
         value = value[step]
     return value
+
+
+def null_or_absent(obj: dict[str, Any], name: str) -> bool:
+    """A nullable member is null or left out: serializers that drop null members are as legal as those that
+    write them, since the spec says only "nullable" / "null until"."""
+    return obj.get(name) is None
 
 
 def names_field(errors: Any, field: str) -> bool:

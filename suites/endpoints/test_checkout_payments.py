@@ -174,10 +174,17 @@ def test_scenario_table(api: Api) -> None:
 
 @pytest.mark.needs("live_key")
 @pytest.mark.req("AUTH-SANDBOX-ONLY-LIVE-REFUSED", "ERR-LIVE-MODE-UNSUPPORTED")
-def test_live_key_on_sandbox_route(api_as) -> None:
-    """The sandbox scenario table with a live key: 400 LIVE_MODE_UNSUPPORTED (a read: nothing can move)."""
+def test_live_key_on_sandbox_route(api_as, unique) -> None:
+    """Forcing a payment outcome, a route the spec marks "Sandbox only", with a live key: 400
+    LIVE_MODE_UNSUPPORTED (on a payment id that does not exist: nothing can move). The scenario table is not
+    marked sandbox-only ("Table of amount-driven sandbox outcomes"), so a live key may read it or be refused:
+    anything but a 5xx is accepted there."""
     live = api_as("live_key")
-    expect_error(live.op("getSandboxScenarios"), 400, "LIVE_MODE_UNSUPPORTED")
+    ex = force(live, unique("pay-none"), "fail", allow_live_refusal=True)
+    expect_error(ex, 400, "LIVE_MODE_UNSUPPORTED", "forcing a payment outcome (a sandbox-only route) with a live key")
+    table = live.op("getSandboxScenarios")
+    expect(table.status < 500, f"the scenario table answered a live key {table.status} (accepted: any answer but a "
+                               "5xx; the route is not marked sandbox-only)", table)
 
 
 @pytest.mark.needs("live_key")

@@ -1,0 +1,87 @@
+"""Tolerated variants of the wire format: null members left out, extra headers, another request-id format."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..responses import Outgoing
+from . import variant
+
+if TYPE_CHECKING:
+    from ..reference import Reference
+
+EXTRA_HEADERS = {"cache-control": "no-store", "x-vendor-trace": "vendor-7f3a", "x-content-type-options": "nosniff"}
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+REQUEST_ID_FIELDS = ("requestId", "originalRequestId")
+
+
+DROP = object()
+
+
+def _rebuild(value: Any, member: Callable[[str, Any], Any]) -> Any:
+    """`value` with every object member `k: v` at any depth replaced by `member(k, v)` (left out on DROP)."""
+    if isinstance(value, dict):
+        kept = ((k, member(k, v)) for k, v in value.items())
+        return {k: _rebuild(v, member) for k, v in kept if v is not DROP}
+    if isinstance(value, list):
+        return [_rebuild(v, member) for v in value]
+    return value
+
+
+def _without_nulls(value: Any) -> Any:
+    return _rebuild(value, lambda _, v: DROP if v is None else v)
+
+
+@variant("nulls-omitted",
+         doc="Null members are left out of every answer and event body (a serializer with exclude_none): the spec "
+             "says '`expiresAt` (nullable)', '`completedAt` is null until completed', and lists fields without "
+             "saying a null one is written.")
+def _(ref: Reference) -> None:
+    def omit(out: Outgoing) -> None:
+        out.body = _without_nulls(out.body)
+
+    ref.response_filters.append(omit)
+    record = ref.events.record
+
+    def record_without_nulls(org_id: str, mode: str, type_: str, data: dict[str, Any], now: datetime) -> str:
+        return record(org_id, mode, type_, _without_nulls(data), now)
+
+    ref.events.record = record_without_nulls  # type: ignore[method-assign]
+
+
+@variant("extra-headers",
+         doc="Every answer carries response headers the spec does not name (cache-control, a vendor trace id): "
+             "'Additions are backwards compatible and safe to ignore' (Versioning 2).")
+def _(ref: Reference) -> None:
+    def add(out: Outgoing) -> None:
+        out.headers.update(EXTRA_HEADERS)
+
+    ref.response_filters.append(add)
+
+
+def ulid_like(request_id: str) -> str:
+    """The same request id in another format (26 Crockford base-32 characters), stable per id."""
+    digest = int.from_bytes(hashlib.sha256(request_id.encode()).digest()[:17], "big")
+    return "".join(CROCKFORD[(digest >> (5 * i)) & 31] for i in range(26))
+
+
+def _rename_ids(value: Any) -> Any:
+    return _rebuild(value, lambda k, v: ulid_like(v) if k in REQUEST_ID_FIELDS and isinstance(v, str) else v)
+
+
+@variant("other-request-id-format",
+         doc="Request ids are ULID-shaped instead of `req_<hex>`, in the x-request-id header, error bodies and "
+             "audit rows alike: the spec fixes only 'Every response carries the `x-request-id` header; every "
+             "error body carries `requestId` with the same value', never a format. The challenge's `requestId` "
+             "(the id echoed in X-Svc-Request-Id) is left as issued.")
+def _(ref: Reference) -> None:
+    def rename(out: Outgoing) -> None:
+        if "x-request-id" in out.headers:
+            out.headers["x-request-id"] = ulid_like(out.headers["x-request-id"])
+        if not (isinstance(out.body, dict) and out.body.get("type") == "SIGNATURE_CHALLENGE"):
+            out.body = _rename_ids(out.body)
+
+    ref.response_filters.append(rename)
