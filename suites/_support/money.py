@@ -9,12 +9,20 @@ from typing import Any
 
 from payconform.expect import expect
 
+from .answers import leaves
+
 DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
 
 
 def is_decimal_string(value: Any) -> bool:
     """A JSON string holding a plain decimal number ("150.00", "-3"), never a JSON number."""
     return isinstance(value, str) and DECIMAL.match(value) is not None
+
+
+def decimal_values(value: Any) -> set[Decimal]:
+    """The amounts of every decimal string inside a JSON value, by value: the spec fixes no scale, so "150",
+    "150.0" and "150.00" are the same amount."""
+    return {Decimal(v) for _, v in leaves(value) if is_decimal_string(v)}
 
 
 def is_json_number(value: Any) -> bool:

@@ -131,6 +131,16 @@ def tx_hash(last_four: str = "") -> str:
     return "0x" + secrets.token_hex(30) + tail
 
 
+CANCEL_ANSWERED = range(200, 300)
+
+
+def cancel_payout(api: Api, payout_id: str, what: str) -> Exchange:
+    """Cancel a payout: any 2xx, since the cancel's response is "not shown" (a 200 with the payout, a 202, a
+    minimal body); what the cancel did is read back with GET /orders/{payoutId} by the caller."""
+    return expect_status(api.op("cancelPayout", payoutId=payout_id), CANCEL_ANSWERED,
+                         f"{what} (accepted: any 2xx; the cancel's response is not shown)")
+
+
 def payout_problems(payout: dict[str, Any], sent: dict[str, Any], states: list[str]) -> list[str]:
     """How a payout falls short of the `WebhookPayout` fields (types, decimal strings, the caller's values)."""
     problems = []

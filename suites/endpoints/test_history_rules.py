@@ -25,7 +25,7 @@ from payconform.paging import Pager, Walk
 from .._support.answers import null_or_absent
 from .._support.balance import CACHE_SECONDS, figures, read_balance, top_up
 from .._support.money import as_decimal
-from .._support.payouts import create_payout, create_self_funded, read_payout, timeline, tx_hash
+from .._support.payouts import cancel_payout, create_payout, create_self_funded, read_payout, timeline, tx_hash
 from .._support.types import Unique
 
 CRYPTO_SCOPES = ("read", "write", "crypto_payouts")
@@ -90,7 +90,7 @@ def test_wallet_payouts_add_nothing(fresh_org, clock, contract: Contract, unique
     canceled = create_self_funded(handle.api, contract, unique).json["payoutId"]
     expect_status(handle.api.op("confirmPayoutFunding", payoutId=funded, json={"transactionHash": tx_hash()}), 200,
                   "funding the first payout from the own wallet")
-    expect_status(handle.api.op("cancelPayout", payoutId=canceled), 200, "canceling a payout before funding")
+    cancel_payout(handle.api, canceled, "canceling a payout before funding")
     clock.advance(handle.org_id, float(timeline(contract)["settle_seconds"]) + 1)
     read_payout(handle.api, funded)
     after = _kinds(handle.api, contract)

@@ -7,23 +7,21 @@ from typing import TYPE_CHECKING
 
 from ..errors import ApiError
 from . import variant
+from .rewrites import rewrite_replies
 
 if TYPE_CHECKING:
-    from ..operation import Call, Reply
-    from ..reference import Handler, Reference
+    from ..operation import Reply
+    from ..reference import Reference
 
 
 def _refuse_resubmit(ref: Reference, refusal: Callable[[], ApiError]) -> None:
     """A second submit, which the reference answers with the original payout `already_submitted`, is refused."""
-    def wrap(handler: Handler) -> Handler:
-        def submit(call: Call) -> Reply:
-            reply = handler(call)
-            if isinstance(reply.body, dict) and reply.body.get("status") == "already_submitted":
-                raise refusal()
-            return reply
-        return submit
+    def refuse(reply: Reply) -> Reply:
+        if isinstance(reply.body, dict) and reply.body.get("status") == "already_submitted":
+            raise refusal()
+        return reply
 
-    ref.wrap_handler("submitPayoutLink", wrap)
+    rewrite_replies(ref, "submitPayoutLink", refuse)
 
 
 @variant("spent-link-404",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..responses import Outgoing
 from . import variant
+from .rewrites import rewrite_answers, rewrite_events
 
 if TYPE_CHECKING:
     from ..reference import Reference
@@ -40,16 +40,8 @@ def _without_nulls(value: Any) -> Any:
              "says '`expiresAt` (nullable)', '`completedAt` is null until completed', and lists fields without "
              "saying a null one is written.")
 def _(ref: Reference) -> None:
-    def omit(out: Outgoing) -> None:
-        out.body = _without_nulls(out.body)
-
-    ref.response_filters.append(omit)
-    record = ref.events.record
-
-    def record_without_nulls(org_id: str, mode: str, type_: str, data: dict[str, Any], now: datetime) -> str:
-        return record(org_id, mode, type_, _without_nulls(data), now)
-
-    ref.events.record = record_without_nulls  # type: ignore[method-assign]
+    rewrite_answers(ref, _without_nulls)
+    rewrite_events(ref, _without_nulls)
 
 
 @variant("extra-headers",
@@ -85,3 +77,21 @@ def _(ref: Reference) -> None:
             out.body = _rename_ids(out.body)
 
     ref.response_filters.append(rename)
+
+
+def _entry(entry: Any) -> Any:
+    if isinstance(entry, dict) and "field" in entry:
+        return {"param": entry["field"], "message": entry.get("reason", "invalid")}
+    return entry
+
+
+@variant("errors-other-entry-shape",
+         doc="Entries of an error body's `errors` are `{param, message}` instead of `{field, reason}`: the spec "
+             "gives their content, 'the fields that failed (a field name such as `cursor` with a reason)', not "
+             "their keys.")
+def _(ref: Reference) -> None:
+    def reshape(out: Outgoing) -> None:
+        if out.is_error and isinstance(out.body, dict) and isinstance(out.body.get("errors"), list):
+            out.body["errors"] = [_entry(e) for e in out.body["errors"]]
+
+    ref.response_filters.append(reshape)
