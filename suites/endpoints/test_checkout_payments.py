@@ -107,10 +107,15 @@ def test_list_is_newest_first_and_paged(api: Api, contract: Contract, unique) ->
 @pytest.mark.req("LIMIT-PAY-DEFAULT", "LIMIT-PAY-INVALID-DEFAULT", "LIMIT-PAY-CLAMP-HIGH")
 def test_limit_defaults_and_clamps(api: Api, contract: Contract, unique) -> None:
     """With 21 payments: no `limit`, `0`, `-5` and `abc` each give a page of 20 with a `nextCursor`;
-    `150` gives all 21 (above 100 becomes 100); never a 400."""
+    `150` gives all 21 (above 100 becomes 100); never a 400. The cap on simulated payments per link is not
+    shown: a target whose cap is below 21 cannot show the default, and the test is skipped."""
     link = sent_link(api, contract, unique)
-    for _ in range(21):
-        expect_status(simulate(api, link["id"], unique("pref")), 200, "simulating a payment")
+    for made in range(21):
+        ex = simulate(api, link["id"], unique("pref"))
+        if ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") == "BAD_REQUEST":
+            pytest.skip(f"the target caps simulated payments at {made} per link ('already at the maximum number of "
+                        "simulated payments'), below the 21 that tell the default of 20 apart")
+        expect_status(ex, 200, "simulating a payment")
     for params in ({}, {"limit": "0"}, {"limit": "-5"}, {"limit": "abc"}):
         ex = list_payments(api, link["id"], **params)
         items = page_items(contract, ex)

@@ -1,7 +1,7 @@
 """Resources > Checkout payment (webhook bodies); Events > Event types (what is not announced).
 
 The body shape of `checkout_payment.*` is not shown, so the checks read values, not field names, except
-where the spec names them: amounts appear as decimal strings (`150.00` for `amountBase` 15000 with
+where the spec names them (and those at any depth of `data`): amounts appear as decimal strings (`150.00` for `amountBase` 15000 with
 `decimals: 2`, compared by value: the scale is not fixed), never in base units; a partial refund carries `refund` (the piece) and `refunded` (the
 running total). A dispute before it resolves is not announced.
 """
@@ -16,7 +16,7 @@ import pytest
 from payconform.expect import expect
 from payconform.webhooks import Delivery
 
-from .._support.answers import scalars
+from .._support.answers import find_member, scalars
 from .._support.deliveries import kind, parsed
 from .._support.drive import Stage, Subject, partial_refund
 from .._support.events import feed
@@ -62,10 +62,11 @@ def test_partial_refunds_carry_the_piece_and_the_running_total(stage: Stage) -> 
         amount = Decimal(piece).scaleb(-places)
         total += amount
         data = event["data"]
-        expect(amount in decimal_values(data.get("refund")),
-               f"`refund` is {data.get('refund')!r}, not the piece {amount} (a decimal string of any scale)")
-        expect(total in decimal_values(data.get("refunded")),
-               f"`refunded` is {data.get('refunded')!r}, not the running total {total} (a decimal string of any scale)")
+        refund, refunded = find_member(data, "refund"), find_member(data, "refunded")
+        expect(amount in decimal_values(refund),
+               f"`refund` is {refund!r}, not the piece {amount} (a decimal string of any scale, at any depth)")
+        expect(total in decimal_values(refunded),
+               f"`refunded` is {refunded!r}, not the running total {total} (a decimal string of any scale, at any depth)")
 
 
 @pytest.mark.req("EVT-NOT-ANNOUNCED")

@@ -16,6 +16,8 @@ import os
 GROUPS = 2  # composite runs; at least as many as the largest set of mutually exclusive variants
 EXCLUSIVE: tuple[frozenset[str], ...] = (
     frozenset({"spent-link-404", "spent-link-unusable"}),  # two answers to the same second submit
+    frozenset({"nulls-omitted", "publish-error-null"}),  # null members left out, or written
+    frozenset({"nulls-omitted", "balance-after-null"}),
 )
 ENV = "PAYCONFORM_VARIANTS"
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from ..errors import ApiError
 from ..responses import Outgoing
 from . import variant
 
 if TYPE_CHECKING:
-    from ..reference import Reference
+    from ..operation import Call, Reply
+    from ..reference import Handler, Reference
 
 CHALLENGE_FIELDS = ("type", "requestId", "payloadToSign")
 
@@ -32,3 +34,21 @@ def _(ref: Reference) -> None:
 def _(ref: Reference) -> None:
     op = ref.operations["getSandboxScenarios"]
     ref.operations["getSandboxScenarios"] = dataclasses.replace(op, sandbox_only=False)
+
+
+@variant("sandbox-deliveries-live-bad-request",
+         doc="A live key on the sandbox delivery log is refused with 400 BAD_REQUEST, as that route's row says ('400 "
+             "`BAD_REQUEST` for a live key'), rather than LIVE_MODE_UNSUPPORTED ('Sandbox-only routes refuse a live "
+             "key with `LIVE_MODE_UNSUPPORTED`').")
+def _(ref: Reference) -> None:
+    op_id = "listSandboxWebhookDeliveries"
+    ref.operations[op_id] = dataclasses.replace(ref.operations[op_id], sandbox_only=False)
+
+    def wrap(handler: Handler) -> Handler:
+        def deliveries(call: Call) -> Reply:
+            if call.mode == "live":
+                raise ApiError("BAD_REQUEST", "The sandbox delivery log takes a test key.")
+            return handler(call)
+        return deliveries
+
+    ref.wrap_handler(op_id, wrap)

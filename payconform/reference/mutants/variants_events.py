@@ -31,3 +31,17 @@ def _unpadded(value: Any) -> Any:
              "'Webhook bodies for checkout payments use decimal strings'; the scale is not fixed.")
 def _(ref: Reference) -> None:
     rewrite_events(ref, _unpadded, "checkout_payment.")
+
+
+@variant("batch-events-nested",
+         doc="`payout_batch.*` events carry the run under `data.batch` (`{batch: {id, status, counts, ...}}`): "
+             "'Body shapes of `payout_batch.*`, `checkout_payment.*` and `webhook_endpoint.disabled`: not shown.'")
+def _(ref: Reference) -> None:
+    rewrite_events(ref, lambda data: {"batch": data}, "payout_batch.")
+
+
+@variant("checkout-events-nested",
+         doc="`checkout_payment.*` events carry the payment under `data.payment` (`{payment: {...}}`): 'Body shapes "
+             "of `payout_batch.*`, `checkout_payment.*` and `webhook_endpoint.disabled`: not shown.'")
+def _(ref: Reference) -> None:
+    rewrite_events(ref, lambda data: {"payment": data}, "checkout_payment.")

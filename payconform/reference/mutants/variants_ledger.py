@@ -24,3 +24,19 @@ def _null_when_withheld(reply: Reply) -> Reply:
              "under a `note`' does not say how.")
 def _(ref: Reference) -> None:
     rewrite_replies(ref, "getBalanceHistory", _null_when_withheld)
+
+
+def _available_in_provider(reply: Reply) -> Reply:
+    body = reply.body if isinstance(reply.body, dict) else {}
+    available = {row["currency"]: row["amount"] for row in body.pop("available", None) or []}
+    for row in body.get("provider") or []:
+        row["available"] = available.get(row["currency"], row["amount"])
+    return reply
+
+
+@variant("provider-with-available",
+         doc="The provider source holds an `available` figure beside its amount (`provider: [{currency, amount, "
+             "available}]`), with no top-level `available`: 'Internal structure of each: not shown', and the spec "
+             "names '`available` on the balance' without saying where.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "getBalance", _available_in_provider)

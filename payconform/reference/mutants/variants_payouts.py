@@ -43,3 +43,27 @@ def _without_end_user(value: Any) -> Any:
 def _(ref: Reference) -> None:
     rewrite_answers(ref, _without_end_user)
     rewrite_events(ref, _without_end_user, "payout.")
+
+
+def _accepted(reply: Reply) -> Reply:
+    return dataclasses.replace(reply, status=202) if reply.status == 200 else reply
+
+
+@variant("batch-confirm-202",
+         doc="Confirming a batch answers 202 (creation begins later): 'confirm batch | | creation begins (answers "
+             "200 or 202)'.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "confirmPayoutBatch", _accepted)
+
+
+def _more_features(reply: Reply) -> Reply:
+    if isinstance(reply.body, dict) and isinstance(reply.body.get("features"), list):
+        reply.body["features"] = [*reply.body["features"], "vendor_preview"]
+    return reply
+
+
+@variant("policy-extra-features",
+         doc="The policy's `features` lists a feature the spec never names beside `developer`: '`features` lists "
+             "`developer` when developer tools are on' says nothing of other entries.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "getPolicy", _more_features)

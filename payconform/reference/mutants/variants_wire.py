@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..responses import Outgoing
 from . import variant
-from .rewrites import rewrite_answers, rewrite_events
+from .rewrites import rewrite_answers, rewrite_events, rewrite_replies
 
 if TYPE_CHECKING:
+    from ..operation import Reply
     from ..reference import Reference
 
 EXTRA_HEADERS = {"cache-control": "no-store", "x-vendor-trace": "vendor-7f3a", "x-content-type-options": "nosniff"}
@@ -95,3 +96,46 @@ def _(ref: Reference) -> None:
             out.body["errors"] = [_entry(e) for e in out.body["errors"]]
 
     ref.response_filters.append(reshape)
+
+
+
+LINK_OPERATIONS = ("createCheckoutLink", "getCheckoutLink", "listCheckoutLinks", "updateCheckoutLink",
+                   "publishCheckoutLink", "pauseCheckoutLink")
+
+
+def _publish_error_null(reply: Reply) -> Reply:
+    """The link, or each link of a page, with `publishError: null` where no publish failed."""
+    body = reply.body if isinstance(reply.body, dict) else {}
+    pages = [v for v in body.values() if isinstance(v, list)]
+    for link in [body] if "status" in body else [row for page in pages for row in page]:
+        if isinstance(link, dict):
+            link.setdefault("publishError", None)
+    return reply
+
+
+@variant("publish-error-null",
+         doc="Every checkout link carries `publishError: null` when no publish failed: the spec says only that 'a "
+             "failed publish during create is reported as `publishError.type` on a 201'.")
+def _(ref: Reference) -> None:
+    for op_id in LINK_OPERATIONS:
+        rewrite_replies(ref, op_id, _publish_error_null)
+
+
+@variant("errors-with-resolution",
+         doc="Every error body carries the optional `resolution` string: '`resolution` | string | Optional.'")
+def _(ref: Reference) -> None:
+    def resolve(out: Outgoing) -> None:
+        if out.is_error and isinstance(out.body, dict):
+            out.body.setdefault("resolution", f"See the documentation of {out.body.get('type')}.")
+
+    ref.response_filters.append(resolve)
+
+
+@variant("json-charset",
+         doc="Every JSON answer says `content-type: application/json; charset=utf-8`: the media type is the one "
+             "the Wire format row names ('JSON bodies, `content-type: application/json`'), with a parameter.")
+def _(ref: Reference) -> None:
+    def charset(out: Outgoing) -> None:
+        out.headers["content-type"] = "application/json; charset=utf-8"
+
+    ref.response_filters.append(charset)
