@@ -8,10 +8,11 @@ from typing import Any
 
 from payconform.client import Api
 from payconform.contract import run_contract
-from payconform.expect import expect, expect_status
+from payconform.expect import expect_status
 
 from .answers import contains, find_member
 from .payouts import payout_problems
+from .profile import items
 
 
 def event_types() -> set[str]:
@@ -30,8 +31,7 @@ def feed(api: Api, **params: str) -> list[dict[str, Any]]:
     for _ in range(50):
         ex = api.op("listEvents", params=query)
         expect_status(ex, 200, "reading the event feed")
-        page = ex.json.get("data") if isinstance(ex.json, dict) else None
-        expect(isinstance(page, list), "the feed answered no `data` list (the profile's envelope)", ex)
+        page = items(run_contract(), "listEvents", ex)  # the envelope is not shown: the profile's `page.items`
         rows += page
         if not page:
             return rows
