@@ -78,6 +78,13 @@ def create_payout(api: Api, contract: Contract, unique: Unique, scenario: str = 
     return ex
 
 
+def as_created(api: Api, created: Exchange) -> dict[str, Any]:
+    """The new payout's fields: the create answer's, completed by GET /orders/{payoutId} for those it leaves out
+    ("Bodies and responses of the payout operations (create, ...): not shown", so it may be `{payoutId}`)."""
+    answer = created.json if isinstance(created.json, dict) else {}
+    return {**read_payout(api, answer["payoutId"]).json, **answer}
+
+
 def keyed_payout(api: Api, contract: Contract, payload: dict, key: str, **kw: Any) -> Exchange:
     """A payout under the Idempotency-Key ``key`` that must be accepted and end in a payout (`payoutId`)."""
     ex = setup_call(api, contract, "createPayout", json=payload, idempotency_key=key, **kw)

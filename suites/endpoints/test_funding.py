@@ -17,6 +17,7 @@ from payconform.expect import expect, expect_error, expect_status
 from .._support.accounts import account_details, method_body
 from .._support.answers import names_field
 from .._support.payouts import (
+    as_created,
     cancel_payout,
     create_payout,
     create_self_funded,
@@ -48,15 +49,17 @@ def expect_funded(ex: Exchange, payout_id: str) -> None:
 @pytest.mark.needs("crypto_key", "profile")
 def test_a_payout_waiting_on_own_funds_says_so(api_as, contract: Contract, unique: Unique) -> None:
     """`requiresFunding` is true on a payout waiting on the organization's own funds, false on one paid from
-    the balance; both start `pending`."""
+    the balance; both start `pending` (read from the create answer where it says so, else from GET
+    /orders/{payoutId}: the create answer's body is not shown)."""
     api = api_as("crypto_key")
-    own = create_self_funded(api, contract, unique)
-    balance = create_payout(api, contract, unique)
-    expect(own.json.get("requiresFunding") is True and own.json.get("status") == "pending",
-           f"the self-funded payout reads requiresFunding {own.json.get('requiresFunding')!r}, "
-           f"status {own.json.get('status')!r}", own)
-    expect(balance.json.get("requiresFunding") is False,
-           f"the balance-funded payout reads requiresFunding {balance.json.get('requiresFunding')!r}", balance)
+    own_ex = create_self_funded(api, contract, unique)
+    balance_ex = create_payout(api, contract, unique)
+    own, balance = as_created(api, own_ex), as_created(api, balance_ex)
+    expect(own.get("requiresFunding") is True and own.get("status") == "pending",
+           f"the self-funded payout reads requiresFunding {own.get('requiresFunding')!r}, "
+           f"status {own.get('status')!r}", own_ex)
+    expect(balance.get("requiresFunding") is False,
+           f"the balance-funded payout reads requiresFunding {balance.get('requiresFunding')!r}", balance_ex)
 
 
 @pytest.mark.req("FUND-CONFIRM-OK", "FUND-SANDBOX-HASH-OUTCOMES")
