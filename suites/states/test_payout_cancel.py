@@ -14,7 +14,7 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error
 
-from .._support.payouts import cancel_payout, create_payout, create_self_funded, read_payout
+from .._support.payouts import as_created, cancel_payout, create_payout, create_self_funded, read_payout
 from .._support.types import Unique
 
 
@@ -24,7 +24,7 @@ def test_a_payout_awaiting_own_funds_is_canceled(api_as, contract: Contract, uni
     """Cancel answers a 2xx (its response is not shown; a `status` in it, if any, is `canceled`); reads show the
     payout `canceled`, with `completedAt` null."""
     api = api_as("crypto_key")
-    payout = create_self_funded(api, contract, unique).json
+    payout = as_created(api, create_self_funded(api, contract, unique))
     expect(payout.get("requiresFunding") is True, "setup: the self-funded payout does not have requiresFunding: true")
     ex = cancel_payout(api, payout["payoutId"], "canceling a payout awaiting the organization's own funds")
     answer = ex.json if isinstance(ex.json, dict) else {}

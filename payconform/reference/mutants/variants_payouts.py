@@ -67,3 +67,16 @@ def _more_features(reply: Reply) -> Reply:
              "`developer` when developer tools are on' says nothing of other entries.")
 def _(ref: Reference) -> None:
     rewrite_replies(ref, "getPolicy", _more_features)
+
+
+def _minimal_create(reply: Reply) -> Reply:
+    if reply.status == 202 or not isinstance(reply.body, dict) or "payoutId" not in reply.body:
+        return reply  # a held payout's 202 `pending_approval` is shown; only the accepted payout's body is not
+    return dataclasses.replace(reply, body={"payoutId": reply.body["payoutId"]})
+
+
+@variant("payout-create-minimal",
+         doc="An accepted payout is answered with only `{payoutId}`: 'Bodies and responses of the payout "
+             "operations (create, ...): not shown'; the payout is read with GET /orders/{payoutId}.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "createPayout", _minimal_create)
