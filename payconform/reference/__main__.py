@@ -53,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8123, help="0 picks a free port")
     p.add_argument("--db", default=":memory:", help="SQLite file (default: in memory)")
     p.add_argument("--mutant", action="append", default=[], metavar="NAME",
-                   help="apply a mutant or variant (repeatable)")
+                   help="apply a mutant or variant (repeatable; or several comma-separated, applied in order)")
     p.add_argument("--operator-token", default=os.environ.get("PAYCONFORM_OPERATOR_TOKEN"))
     p.add_argument("--token-file", type=Path, help="where to write a generated operator token")
     p.add_argument("--list-mutants", action="store_true", help="print name<TAB>reqs<TAB>doc per mutant")
@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     ref = Reference(Config(operator_token=_token(args), db_path=args.db))
     try:
-        for name in args.mutant:
+        for name in (name for arg in args.mutant for name in arg.split(",") if name):
             mutants.apply(ref, name)
     except mutants.UnknownMutant as exc:
         raise SystemExit(str(exc)) from None

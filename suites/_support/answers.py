@@ -1,5 +1,5 @@
-"""Reading JSON answers whose inner shape the spec does not show: every scalar, a named member, an `errors`
-entry naming a field, and "carries at least this"."""
+"""Reading JSON answers whose inner shape the spec does not show: every scalar, a named member, a null member
+left out, an `errors` entry naming a field, and "carries at least this"."""
 
 from __future__ import annotations
 
@@ -45,6 +45,24 @@ def member(ex: Exchange, *path: str | int) -> Any:
         expect(present, f"the answer has no `{here}`", ex)
         value = value[step]
     return value
+
+
+def find_member(value: Any, name: str) -> Any:
+    """The value of the first member called `name` at any depth (None when there is none): for bodies whose
+    shape is not shown, where a named field may sit inside a wrapper (`data.batch.counts`)."""
+    if isinstance(value, dict):
+        if value.get(name) is not None:
+            return value[name]
+        value = list(value.values())
+    if isinstance(value, list):
+        return next((found for item in value if (found := find_member(item, name)) is not None), None)
+    return None
+
+
+def null_or_absent(obj: dict[str, Any], name: str) -> bool:
+    """A nullable member is null or left out: serializers that drop null members are as legal as those that
+    write them, since the spec says only "nullable" / "null until"."""
+    return obj.get(name) is None
 
 
 def names_field(errors: Any, field: str) -> bool:

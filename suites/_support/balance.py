@@ -43,8 +43,16 @@ def figures(ex: Exchange, name: str) -> list[Decimal]:
     return [Decimal(v) for _, v in leaves(ex.json.get(name)) if is_decimal_string(v)]
 
 
+TOTAL_NAMES = ("total", "amount", "balance")
+
+
 def provider_figure(ex: Exchange) -> Decimal:
-    """The sandbox's one provider-held figure."""
-    found = figures(ex, "provider")
-    expect(len(found) == 1, f"`provider` holds {len(found)} figures; the sandbox has one USD figure", ex)
-    return found[0]
+    """The sandbox's one provider-held figure. The inner structure is not shown and the spec also names an
+    `available` figure, so beside the total a source may hold others: then the one named total, amount or
+    balance is the figure."""
+    found = [(path, Decimal(v)) for path, v in leaves(ex.json.get("provider")) if is_decimal_string(v)]
+    if len(found) > 1:
+        found = [(path, v) for path, v in found if path.rsplit(".", 1)[-1] in TOTAL_NAMES]
+    expect(len(found) == 1, f"`provider` holds {len(found)} figures named {TOTAL_NAMES} (accepted: one decimal "
+                            "string, or several of which one is named so); the sandbox has one USD figure", ex)
+    return found[0][1]

@@ -29,7 +29,7 @@ from .answers import scalars
 from .approvals import fund_for_threshold, hold
 from .deliveries import DISPATCH_WAIT, Flush, kind, wait_for
 from .payments import example_total, force, payment, refund
-from .payouts import create_payout, create_self_funded, timeline
+from .payouts import cancel_payout, create_payout, create_self_funded, timeline
 from .profile import success
 from .types import Unique
 
@@ -127,8 +127,7 @@ def _payout(stage: Stage, scenario: str) -> Subject:
 def _cancel(stage: Stage, _: str) -> Subject:
     api = stage.key("crypto_key")
     payout_id = create_self_funded(api, stage.contract, stage.unique).json["payoutId"]
-    ex = api.op("cancelPayout", payoutId=payout_id)
-    expect_status(ex, success(stage.contract, "cancelPayout"), "canceling a payout awaiting own funds")
+    cancel_payout(api, payout_id, "canceling a payout awaiting own funds")
     return Subject("payout", payout_id)
 
 

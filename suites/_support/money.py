@@ -9,7 +9,15 @@ from typing import Any
 from payconform.expect import expect
 from payconform.rules import DECIMAL, is_decimal_string
 
-__all__ = ["DECIMAL", "as_decimal", "base_amount", "is_decimal_string", "is_json_number"]
+from .answers import leaves
+
+__all__ = ["DECIMAL", "as_decimal", "base_amount", "decimal_values", "is_decimal_string", "is_json_number"]
+
+
+def decimal_values(value: Any) -> set[Decimal]:
+    """The amounts of every decimal string inside a JSON value, by value: the spec fixes no scale, so "150",
+    "150.0" and "150.00" are the same amount."""
+    return {Decimal(v) for _, v in leaves(value) if is_decimal_string(v)}
 
 
 def is_json_number(value: Any) -> bool:

@@ -37,8 +37,8 @@ def payment(api: Api, contract: Contract, unique: Unique, total: str = "150.00")
     return link["id"], ex.json
 
 
-def force(api: Api, payment_id: str, action: str) -> Exchange:
-    return api.op("simulateCheckoutPaymentOutcome", paymentId=payment_id, json={"action": action})
+def force(api: Api, payment_id: str, action: str, **kw: Any) -> Exchange:
+    return api.op("simulateCheckoutPaymentOutcome", paymentId=payment_id, json={"action": action}, **kw)
 
 
 def list_payments(api: Api, link_id: str, **params: Any) -> Exchange:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.expect import expect, expect_error, expect_status
 from payconform.placeholders import fill
 
 from .accounts import account_details
@@ -89,6 +89,23 @@ def paid(ex: Exchange, link: Link) -> dict[str, Any]:
            f"the payout sends {amount} {payout.get('sourceCurrency')}, not the link's "
            f"{link.sent['sourceAmount']} {link.sent['sourceCurrency']}", ex)
     return payout
+
+
+SPENT_ANSWERS = "the original payout with `status: already_submitted`, 404 NOT_FOUND or 400 PAYOUT_LINK_UNUSABLE"
+
+
+def expect_second_submit(ex: Exchange, payout_id: str, statuses: list[int]) -> None:
+    """A second submit of a spent link: the spec allows the original payout marked `already_submitted`, the
+    404 of a spent token, or 400 PAYOUT_LINK_UNUSABLE (each refusal a full error body)."""
+    if ex.status in (400, 404):
+        expect_error(ex, ex.status, "PAYOUT_LINK_UNUSABLE" if ex.status == 400 else "NOT_FOUND",
+                     f"submitting a spent link again (accepted: {SPENT_ANSWERS})")
+        return
+    expect_status(ex, statuses, f"submitting a spent link again (accepted: {SPENT_ANSWERS})")
+    answer = ex.json if isinstance(ex.json, dict) else {}
+    expect(answer.get("payoutId") == payout_id and answer.get("status") == "already_submitted",
+           f"the second submit answered payout {answer.get('payoutId')!r} with status {answer.get('status')!r}, "
+           f"not the original {payout_id!r} with status 'already_submitted' (accepted: {SPENT_ANSWERS})", ex)
 
 
 def nothing_sent(api: Api, contract: Contract, link: Link, what: str) -> None:

@@ -78,6 +78,13 @@ def create_payout(api: Api, contract: Contract, unique: Unique, scenario: str = 
     return ex
 
 
+def as_created(api: Api, created: Exchange) -> dict[str, Any]:
+    """The new payout's fields: the create answer's, completed by GET /orders/{payoutId} for those it leaves out
+    ("Bodies and responses of the payout operations (create, ...): not shown", so it may be `{payoutId}`)."""
+    answer = created.json if isinstance(created.json, dict) else {}
+    return {**read_payout(api, answer["payoutId"]).json, **answer}
+
+
 def keyed_payout(api: Api, contract: Contract, payload: dict, key: str, **kw: Any) -> Exchange:
     """A payout under the Idempotency-Key ``key`` that must be accepted and end in a payout (`payoutId`)."""
     ex = setup_call(api, contract, "createPayout", json=payload, idempotency_key=key, **kw)
@@ -131,6 +138,16 @@ def tx_hash(last_four: str = "") -> str:
     return "0x" + secrets.token_hex(30) + tail
 
 
+CANCEL_ANSWERED = range(200, 300)
+
+
+def cancel_payout(api: Api, payout_id: str, what: str) -> Exchange:
+    """Cancel a payout: any 2xx, since the cancel's response is "not shown" (a 200 with the payout, a 202, a
+    minimal body); what the cancel did is read back with GET /orders/{payoutId} by the caller."""
+    return expect_status(api.op("cancelPayout", payoutId=payout_id), CANCEL_ANSWERED,
+                         f"{what} (accepted: any 2xx; the cancel's response is not shown)")
+
+
 def payout_problems(payout: dict[str, Any], sent: dict[str, Any], states: list[str]) -> list[str]:
     """How a payout falls short of the `WebhookPayout` fields (types, decimal strings, the caller's values)."""
     problems = []
@@ -147,18 +164,24 @@ def payout_problems(payout: dict[str, Any], sent: dict[str, Any], states: list[s
     check(isinstance(payout.get("requiresFunding"), bool), "`requiresFunding` is not a boolean")
     for name in ("sourceAmount", "destinationAmount", "rate"):
         decimal(name, payout.get(name))
-    for name in ("sourceCurrency", "destinationCurrency", "destinationAccountId", "endUserId"):
+    for name in ("sourceCurrency", "destinationCurrency", "destinationAccountId"):
         check(isinstance(payout.get(name), str) and payout.get(name), f"`{name}` is {payout.get(name)!r}, not a string")
     fee = payout.get("fee")
     check(isinstance(fee, dict) and isinstance(fee.get("currency"), str), f"`fee` is {fee!r}, not {{currency, amount}}")
     if isinstance(fee, dict):
         decimal("fee.amount", fee.get("amount"))
-    end_user = payout.get("endUser")
-    check(isinstance(end_user, dict) and isinstance(end_user.get("id"), str), f"`endUser` is {end_user!r}, not {{id}}")
+    # no rule says a payout always has an end user: one sent without any may read them null or absent
+    end_user, end_user_id = payout.get("endUser"), payout.get("endUserId")
+    wanted = sent.get("endUserId") is not None
+    check(end_user is None and not wanted or isinstance(end_user, dict) and isinstance(end_user.get("id"), str),
+          f"`endUser` is {end_user!r}, not {{id}}" + ("" if wanted else " (accepted without an end user: null or absent)"))
+    check(end_user_id is None and not wanted or isinstance(end_user_id, str) and end_user_id != "",
+          f"`endUserId` is {end_user_id!r}, not a string" + ("" if wanted else " (accepted without an end user: null or "
+                                                               "absent)"))
     check(is_instant(payout.get("createdAt")),
           f"`createdAt` is {payout.get('createdAt')!r}, not an ISO 8601 instant")
-    check("completedAt" in payout and payout.get("completedAt") is None or payout.get("status") == "completed",
-          f"`completedAt` is {payout.get('completedAt', '(absent)')!r}, not null before completion")
+    check(payout.get("completedAt") is None or payout.get("status") == "completed",
+          f"`completedAt` is {payout.get('completedAt')!r}, not null (or absent) before completion")
     for name in ("reference", "destinationAccountId", "sourceCurrency", "destinationCurrency"):
         check(payout.get(name) == sent.get(name), f"`{name}` is {payout.get(name)!r}, but {sent.get(name)!r} was sent")
     return problems

@@ -135,6 +135,31 @@ def expect_signature_error(ex: Exchange, types: str | tuple[str, ...], what: str
     return expect_error(ex, ex.status, types, what)
 
 
+def expect_challenge_body(ex: Exchange) -> dict[str, Any]:
+    """Mode B rule 4 shows the 202 body as `{type: SIGNATURE_CHALLENGE, requestId, payloadToSign}`: not an error
+    body, so no `status` or `detail` is demanded, and its `requestId` (the id echoed in `X-Svc-Request-Id`) need
+    not equal the x-request-id header, which every response still carries."""
+    body = ex.json if isinstance(ex.json, dict) else {}
+    expect(isinstance(ex.json, dict), "the 202 challenge body is not a JSON object", ex)
+    expect(body.get("type") == "SIGNATURE_CHALLENGE", f"the 202 body's type is {body.get('type')!r}", ex)
+    for name in ("requestId", "payloadToSign"):
+        expect(isinstance(body.get(name), str) and body[name], f"the challenge has no `{name}` string", ex)
+    expect(ex.request_id is not None, "the 202 challenge has no x-request-id header", ex)
+    return body
+
+
+def expect_stale_challenge_refused(ex: Exchange, challenge: dict[str, Any], what: str) -> None:
+    """A used, rebound or expired challenge: the spec shows no answer for it, so a signature error (any 4xx) or
+    a new 202 challenge (another `requestId`; nothing ran) are both accepted."""
+    if ex.status == 202:
+        fresh = expect_challenge_body(ex)
+        expect(fresh["requestId"] != challenge["requestId"],
+               f"{what}: answered 202 with the same challenge {challenge['requestId']!r} (accepted: a signature "
+               f"error, {ANY_STATUS_NOT_SHOWN}, or a new challenge)", ex)
+        return
+    expect_signature_error(ex, SIGNATURE_ERRORS, f"{what} (a new 202 challenge is also accepted)")
+
+
 @dataclass(frozen=True)
 class Answer:
     """What a caller can tell apart in a refusal: status, type, detail and the body's field names."""

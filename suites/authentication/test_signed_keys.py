@@ -14,7 +14,13 @@ from payconform.contract import Contract
 from payconform.expect import expect_error, expect_status
 from payconform.signer import generate_private_key_pem, public_key_pem
 
-from .._support.signing import expect_not_run, expect_operator_refuses, product_create, send_signed
+from .._support.signing import (
+    expect_not_run,
+    expect_operator_refuses,
+    expect_signature_error,
+    product_create,
+    send_signed,
+)
 
 PINNED_ADDRESS = "192.0.2.10"  # TEST-NET-1: never the suite's own address
 
@@ -45,24 +51,24 @@ def test_pem_and_stamp_key_together_are_refused(operator, fresh_org) -> None:
 @pytest.mark.req("SIGN-ERROR-TYPES", "ERR-KEY-EXPIRED")
 @pytest.mark.needs("operator")
 def test_expired_signing_key(signing_keys, contract: Contract, unique) -> None:
-    """A signing key registered with an expiry in the past: a correctly signed create answers 401 KEY_EXPIRED
-    and creates nothing."""
+    """A signing key registered with an expiry in the past: a correctly signed create is refused with KEY_EXPIRED
+    (any 4xx: "HTTP statuses of these other than the 202 challenge: not shown") and creates nothing."""
     past = (datetime.now(timezone.utc) - timedelta(days=1)).isoformat(timespec="seconds").replace("+00:00", "Z")
     org = signing_keys.register(expires_at=past)
     body, req = product_create(org.api, contract, unique)
-    expect_error(send_signed(org.api, org.signer, req), 401, "KEY_EXPIRED", "a request signed with an expired key")
+    expect_signature_error(send_signed(org.api, org.signer, req), "KEY_EXPIRED", "a request signed with an expired key")
     expect_not_run(org.org.api, body, "a request signed with an expired key")
 
 
 @pytest.mark.req("SIGN-ERROR-TYPES", "ERR-KEY-IP-NOT-ALLOWED")
 @pytest.mark.needs("operator")
 def test_pinned_signing_key(signing_keys, contract: Contract, unique) -> None:
-    """A signing key pinned to an address the suite never uses: a correctly signed create answers 401
-    KEY_IP_NOT_ALLOWED and creates nothing."""
+    """A signing key pinned to an address the suite never uses: a correctly signed create is refused with
+    KEY_IP_NOT_ALLOWED (any 4xx, as for every Mode B error but the challenge) and creates nothing."""
     org = signing_keys.register(pinned_ips=[PINNED_ADDRESS])
     body, req = product_create(org.api, contract, unique)
-    expect_error(send_signed(org.api, org.signer, req), 401, "KEY_IP_NOT_ALLOWED",
-                 "a request signed with a key pinned to another address")
+    expect_signature_error(send_signed(org.api, org.signer, req), "KEY_IP_NOT_ALLOWED",
+                           "a request signed with a key pinned to another address")
     expect_not_run(org.org.api, body, "a request signed with a pinned key from elsewhere")
 
 

@@ -22,9 +22,10 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 from payconform.paging import Pager, Walk
 
+from .._support.answers import null_or_absent
 from .._support.balance import CACHE_SECONDS, figures, read_balance, top_up
 from .._support.money import as_decimal
-from .._support.payouts import create_payout, create_self_funded, read_payout, timeline, tx_hash
+from .._support.payouts import cancel_payout, create_payout, create_self_funded, read_payout, timeline, tx_hash
 from .._support.types import Unique
 
 CRYPTO_SCOPES = ("read", "write", "crypto_payouts")
@@ -89,7 +90,7 @@ def test_wallet_payouts_add_nothing(fresh_org, clock, contract: Contract, unique
     canceled = create_self_funded(handle.api, contract, unique).json["payoutId"]
     expect_status(handle.api.op("confirmPayoutFunding", payoutId=funded, json={"transactionHash": tx_hash()}), 200,
                   "funding the first payout from the own wallet")
-    expect_status(handle.api.op("cancelPayout", payoutId=canceled), 200, "canceling a payout before funding")
+    cancel_payout(handle.api, canceled, "canceling a payout before funding")
     clock.advance(handle.org_id, float(timeline(contract)["settle_seconds"]) + 1)
     read_payout(handle.api, funded)
     after = _kinds(handle.api, contract)
@@ -110,7 +111,7 @@ def test_untracked_movement_adds_nothing_and_withholds(fresh_org, operator, cont
     after = Counter((e.get("type"), e.get("status")) for e in walk.items)
     expect(after == before, f"a movement on an untracked network changed the entries from {dict(before)} to "
            f"{dict(after)}", walk.last)
-    withheld = [page for page in walk.pages if any("balanceAfter" not in e for e in page.items)]
+    withheld = [page for page in walk.pages if any(null_or_absent(e, "balanceAfter") for e in page.items)]
     expect(bool(withheld), "after a movement on an untracked network every entry still publishes `balanceAfter`",
            walk.last)
     for page in withheld:

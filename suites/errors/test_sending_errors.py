@@ -37,12 +37,13 @@ def test_a_failed_network_read_is_503_never_a_partial_list(fresh_org, operator, 
     """The lookup whose network read fails answers 503 ORDERS_TEMPORARILY_UNAVAILABLE; resent as is, it
     finds the payout."""
     org = fresh_org()
-    payout = create_payout(org.api, contract, unique).json
+    created = create_payout(org.api, contract, unique)
+    payout_id, reference = created.json["payoutId"], created.request.json["reference"]  # the answer is not shown
     operator.inject_fault(org.org_id, "listOrders", "error", type="ORDERS_TEMPORARILY_UNAVAILABLE", status=503)
-    expect_error(org.api.op("listOrders", params={"reference": payout["reference"]}), 503,
+    expect_error(org.api.op("listOrders", params={"reference": reference}), 503,
                  "ORDERS_TEMPORARILY_UNAVAILABLE", "GET /orders?reference= while a network read fails")
-    found = [p.get("payoutId") for p in payouts_with_reference(org.api, contract, payout["reference"])]
-    expect(found == [payout["payoutId"]], f"resent as is, the lookup finds {found}, not [{payout['payoutId']!r}]")
+    found = [p.get("payoutId") for p in payouts_with_reference(org.api, contract, reference)]
+    expect(found == [payout_id], f"resent as is, the lookup finds {found}, not [{payout_id!r}]")
 
 
 @pytest.mark.req("AUTH-CRYPTO-DISABLED", "ERR-CRYPTO-PAYOUTS-DISABLED")

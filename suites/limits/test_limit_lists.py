@@ -30,6 +30,8 @@ from .._support.lists import SEEDS, seeded
 PLAIN_INTEGER = re.compile(r"^-?[0-9]+$")
 ABOVE_DEFAULT = 21  # rows: more than any mistaken small default (20) yet cheap to make
 ROUTES_REQ = "LIMIT-LIST-ROUTES"
+# routes whose own rules refuse a repeated parameter, with the spec's words
+REPEATED_REFUSED = {"listBalanceTransactions": "a repeated parameter is `400 VALIDATION_ERROR` naming it"}
 
 
 def _routes(req: Callable[[dict], tuple[str, ...]], only: Callable[[dict], bool] = lambda r: True) -> list:
@@ -103,14 +105,19 @@ LIMIT_VALUES = st.one_of(st.integers(), st.text(max_size=6), st.lists(st.integer
 @example(value=[1, 2])
 @example(value=10**30)
 def test_any_limit_value(api: Api, contract: Contract, route: dict, value: int | str | list[int]) -> None:
-    """Any `limit` (integer, text, repeated): the route's rule for an integer; otherwise 200 or a 400
-    VALIDATION_ERROR naming `limit` (the spec says nothing of non-numeric or repeated values here), never 5xx."""
+    """Any `limit` (integer, text, repeated): the route's rule for an integer, and for a repeated one where the
+    route has one (balance transactions); otherwise 200 or a 400 VALIDATION_ERROR naming `limit` (the spec says
+    nothing of non-numeric or repeated values elsewhere), never 5xx."""
     pager = Pager(api, contract, route["operation"])
     values = value if isinstance(value, list) else [value]
     ex = pager.request(extra=[("limit", str(v)) for v in values])
     integer = _integer(value)
     low, high = route["min"], route["max"]
-    if integer is not None and route["out_of_range"] == "refuse" and not low <= integer <= high:
+    if isinstance(value, list) and route["operation"] in REPEATED_REFUSED:
+        body = expect_error(ex, 400, "VALIDATION_ERROR",
+                            f"limit repeated as {value!r}: {REPEATED_REFUSED[route['operation']]}")
+        expect(names_field(body.get("errors"), "limit"), f"`errors` does not name `limit`: {body.get('errors')!r}", ex)
+    elif integer is not None and route["out_of_range"] == "refuse" and not low <= integer <= high:
         expect_error(ex, 400, "VALIDATION_ERROR", f"limit={value!r}: {route['spec']}")
     elif integer is not None and (route["out_of_range"] == "clamp" or low <= integer <= high):
         page = pager.parse(ex, f"limit={value!r}: {route['spec']}")

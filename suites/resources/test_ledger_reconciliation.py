@@ -23,13 +23,13 @@ import pytest
 
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.expect import expect
 from payconform.operator import OperatorError
 from payconform.paging import Pager
 
 from .._support.approvals import hold
 from .._support.balance import CACHE_SECONDS, provider_figure, read_balance
-from .._support.payouts import DEFAULT, create_payout, create_self_funded, read_payout, timeline
+from .._support.payouts import DEFAULT, cancel_payout, create_payout, create_self_funded, read_payout, timeline
 from .._support.recipients import create_recipient, refused_recipient_update
 
 SCENARIOS = {"completed": DEFAULT, "failed": "0003", "returned": "0004"}
@@ -51,8 +51,7 @@ def _scripted(fresh_org, operator, clock, contract: Contract, unique) -> Run:
     created = {outcome: create_payout(handle.api, contract, unique, scenario)
                for outcome, scenario in SCENARIOS.items()}
     own = create_self_funded(handle.api, contract, unique)
-    cancel = expect_status(handle.api.op("cancelPayout", payoutId=own.json["payoutId"]), 200,
-                           "canceling a payout awaiting own funds")
+    cancel = cancel_payout(handle.api, own.json["payoutId"], "canceling a payout awaiting own funds")
     refused = handle.api.op("cancelPayout", payoutId=created["completed"].json["payoutId"])
     expect(refused.status >= 400, f"canceling a payout drawn from the balance answered {refused.status}", refused)
     clock.advance(handle.org_id, float(timeline(contract)["settle_seconds"]) + 1)

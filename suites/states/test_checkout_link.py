@@ -16,6 +16,7 @@ import pytest
 from payconform.client import Api, Exchange, SafetyError
 from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
+from payconform.paging import Pager
 
 from .._support.checkout import draft, expiring_draft, let_expire, link_in, pause, publish, read_link, sent_link
 from .._support.payments import list_payments, page_items, simulate
@@ -105,12 +106,13 @@ def _page(anon: Api, url: Any) -> Exchange:
 
 @pytest.mark.req("LINK-T-PUBLISH-DRAFT")
 def test_share_url_serves_the_page(api: Api, anon: Api, contract: Contract, unique) -> None:
-    """After publish, GET `shareUrl` (no credential) serves an HTML page."""
+    """After publish, GET `shareUrl` (no credential) serves a page: a 200 with a body. The spec names no media
+    type for it, so an HTML page and a page model (JSON, for a client-side renderer) are both accepted."""
     link = sent_link(api, contract, unique)
     ex = _page(anon, link.get("shareUrl"))
     expect_status(ex, 200, "GET shareUrl of a sent link")
-    expect("html" in ex.headers.get("content-type", "") and "<html" in ex.text.lower(),
-           f"shareUrl answered content-type {ex.headers.get('content-type')!r}, not an HTML page", ex)
+    expect(bool(ex.content), f"shareUrl answered 200 with an empty body (content-type "
+                             f"{ex.headers.get('content-type')!r}; any media type is accepted)", ex)
 
 
 @pytest.mark.req("LINK-T-PAUSE")
@@ -140,10 +142,9 @@ def test_pause_leaves_payments_untouched(api: Api, contract: Contract, unique) -
 
 @pytest.mark.req("LINK-T-DELETE-DRAFT", "LINK-DELETE")
 def test_deleted_draft_is_gone(api: Api, contract: Contract, unique) -> None:
-    """DELETE a draft: 200, and it no longer appears in the list of links."""
+    """DELETE a draft: 200, and it no longer appears on any page of the list of links (the profile's envelope;
+    the shared organization may hold more links than one page)."""
     link = draft(api, contract, unique)
     expect_status(api.op("deleteCheckoutLink", linkId=link["id"]), 200, "deleting a draft")
-    ex = api.op("listCheckoutLinks", params={"limit": "100"})
-    expect_status(ex, 200)
-    expect(all(item.get("id") != link["id"] for item in ex.json.get("data") or []),
-           "the deleted draft is still listed", ex)
+    walk = Pager(api, contract, "listCheckoutLinks").walk(100)
+    expect(all(item.get("id") != link["id"] for item in walk.items), "the deleted draft is still listed", walk.last)

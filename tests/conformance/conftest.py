@@ -24,6 +24,8 @@ import pytest
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 
+from . import variant_groups
+
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "reports" / "project-tests"
 RUN_TIMEOUT = 600
@@ -147,10 +149,16 @@ def mutant_runs(pristine_run: SuiteRun) -> dict[str, SuiteRun]:
     return run_many({name: jobs[name] for name in order}, parallel=4)
 
 
+def variant_plan() -> dict[str, list[str]]:
+    """Run id -> the variants applied together in that whole-suite run (see `variant_groups`)."""
+    return variant_groups.plan([v["name"] for v in variants()])
+
+
 @pytest.fixture(scope="session")
 def variant_runs() -> dict[str, SuiteRun]:
     # Whole-suite runs wait mostly on the pacer (the per-IP ceiling), not the CPU: they run side by side.
-    return run_many({v["name"]: {"mutant": v["name"], "workers": 2} for v in variants()}, parallel=3)
+    return run_many({run: {"mutant": ",".join(names), "workers": 2} for run, names in variant_plan().items()},
+                    parallel=3)
 
 
 def iter_report_files(run: SuiteRun) -> Iterator[Path]:

@@ -78,6 +78,34 @@ def test_entries_follow_the_spec_order_of_parts() -> None:
         assert order == sorted(order)
 
 
+TOLERANCE_KEYS = {"reading", "because"}
+
+
+def _tolerance_problems(req: dict) -> list[str]:
+    """`tolerates` is optional; present, it is a non-empty list of {reading, because} non-empty strings."""
+    readings = req.get("tolerates")
+    if readings is None:
+        return []
+    if not isinstance(readings, list) or not readings:
+        return ["tolerates is not a non-empty list"]
+    return [f"tolerates[{i}] is not {{reading, because}} of non-empty strings" for i, t in enumerate(readings)
+            if not isinstance(t, dict) or set(t) != TOLERANCE_KEYS
+            or not all(isinstance(t[k], str) and t[k].strip() for k in TOLERANCE_KEYS)]
+
+
+def test_tolerated_readings_are_well_formed() -> None:
+    bad = {r["id"]: p for r in REQS if (p := _tolerance_problems(r))}
+    assert not bad, bad
+
+
+def test_every_tolerated_reading_quotes_the_spec() -> None:
+    """The words that allow a reading are the spec's, so a tolerance cannot be argued from a paraphrase."""
+    spec = " ".join(SPEC.read_text(encoding="utf-8").split())
+    misquoted = [(r["id"], t["because"]) for r in REQS for t in r.get("tolerates") or []
+                 for piece in str(t["because"]).split(" ... ") if " ".join(piece.split()) not in spec]
+    assert not misquoted, f"`because` words that are not verbatim in the spec: {misquoted}"
+
+
 def test_every_quote_is_the_spec_own_words() -> None:
     spec = " ".join(SPEC.read_text(encoding="utf-8").split())
     misquoted = [r["id"] for r in REQS

@@ -1,0 +1,45 @@
+"""Helpers for variants: rewrite answer bodies, event bodies or one operation's replies through the stable
+patch points of a Reference (`response_filters`, `events.record`, `wrap_handler`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..responses import Outgoing
+
+if TYPE_CHECKING:
+    from ..operation import Call, Reply
+    from ..reference import Handler, Reference
+
+Transform = Callable[[Any], Any]
+
+
+def rewrite_answers(ref: Reference, transform: Transform) -> None:
+    """Every API answer's body becomes `transform(body)`."""
+    def rewrite(out: Outgoing) -> None:
+        out.body = transform(out.body)
+
+    ref.response_filters.append(rewrite)
+
+
+def rewrite_events(ref: Reference, transform: Transform, prefix: str = "") -> None:
+    """The `data` of every event whose type starts with `prefix` becomes `transform(data)` when it is recorded,
+    so that deliveries and the feed carry the same object."""
+    record = ref.events.record
+
+    def record_rewritten(org_id: str, mode: str, type_: str, data: dict[str, Any], now: datetime) -> str:
+        return record(org_id, mode, type_, transform(data) if type_.startswith(prefix) else data, now)
+
+    ref.events.record = record_rewritten  # type: ignore[method-assign]
+
+
+def rewrite_replies(ref: Reference, op_id: str, transform: Callable[[Reply], Reply]) -> None:
+    """Every reply of the operation `op_id` becomes `transform(reply)` (raise ApiError in it to refuse)."""
+    def wrap(handler: Handler) -> Handler:
+        def rewritten(call: Call) -> Reply:
+            return transform(handler(call))
+        return rewritten
+
+    ref.wrap_handler(op_id, wrap)

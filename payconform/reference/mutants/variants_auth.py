@@ -1,0 +1,54 @@
+"""Tolerated variants of authentication: readings of the challenge flow and of sandbox routes the spec allows."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from ..errors import ApiError
+from ..responses import Outgoing
+from . import variant
+
+if TYPE_CHECKING:
+    from ..operation import Call, Reply
+    from ..reference import Handler, Reference
+
+CHALLENGE_FIELDS = ("type", "requestId", "payloadToSign")
+
+
+@variant("challenge-minimal-body",
+         doc="The 202 challenge body is exactly the three fields Mode B rule 4 shows: 'a request sent without a "
+             "signature answers `202` with body `{type: SIGNATURE_CHALLENGE, requestId, payloadToSign}`' (no "
+             "`status`, no `detail`: the 202 is not an error answer).")
+def _(ref: Reference) -> None:
+    def minimal(out: Outgoing) -> None:
+        if out.status == 202 and isinstance(out.body, dict) and out.body.get("type") == "SIGNATURE_CHALLENGE":
+            out.body = {name: out.body[name] for name in CHALLENGE_FIELDS if name in out.body}
+
+    ref.response_filters.append(minimal)
+
+
+@variant("sandbox-scenarios-live-ok",
+         doc="A live key reads GET /sandbox/scenarios: the route is 'Table of amount-driven sandbox outcomes', not "
+             "marked 'Sandbox only' as the two simulate routes are; only 'Sandbox-only routes refuse a live key'.")
+def _(ref: Reference) -> None:
+    op = ref.operations["getSandboxScenarios"]
+    ref.operations["getSandboxScenarios"] = dataclasses.replace(op, sandbox_only=False)
+
+
+@variant("sandbox-deliveries-live-bad-request",
+         doc="A live key on the sandbox delivery log is refused with 400 BAD_REQUEST, as that route's row says ('400 "
+             "`BAD_REQUEST` for a live key'), rather than LIVE_MODE_UNSUPPORTED ('Sandbox-only routes refuse a live "
+             "key with `LIVE_MODE_UNSUPPORTED`').")
+def _(ref: Reference) -> None:
+    op_id = "listSandboxWebhookDeliveries"
+    ref.operations[op_id] = dataclasses.replace(ref.operations[op_id], sandbox_only=False)
+
+    def wrap(handler: Handler) -> Handler:
+        def deliveries(call: Call) -> Reply:
+            if call.mode == "live":
+                raise ApiError("BAD_REQUEST", "The sandbox delivery log takes a test key.")
+            return handler(call)
+        return deliveries
+
+    ref.wrap_handler(op_id, wrap)

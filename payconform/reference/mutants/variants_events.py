@@ -1,0 +1,47 @@
+"""Tolerated variants of event bodies: shapes and spellings the spec leaves open."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from . import variant
+from .rewrites import rewrite_events
+
+if TYPE_CHECKING:
+    from ..reference import Reference
+
+PADDED = re.compile(r"^-?[0-9]+\.[0-9]+$")
+
+
+def _unpadded(value: Any) -> Any:
+    """Decimal strings without trailing zeros ("150.00" -> "150", "50.50" -> "50.5")."""
+    if isinstance(value, dict):
+        return {k: _unpadded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unpadded(v) for v in value]
+    if isinstance(value, str) and PADDED.match(value):
+        return format(Decimal(value).normalize(), "f")
+    return value
+
+
+@variant("checkout-decimals-unpadded",
+         doc="Checkout payment events write amounts as decimal strings without trailing zeros ('150', '50.5'): "
+             "'Webhook bodies for checkout payments use decimal strings'; the scale is not fixed.")
+def _(ref: Reference) -> None:
+    rewrite_events(ref, _unpadded, "checkout_payment.")
+
+
+@variant("batch-events-nested",
+         doc="`payout_batch.*` events carry the run under `data.batch` (`{batch: {id, status, counts, ...}}`): "
+             "'Body shapes of `payout_batch.*`, `checkout_payment.*` and `webhook_endpoint.disabled`: not shown.'")
+def _(ref: Reference) -> None:
+    rewrite_events(ref, lambda data: {"batch": data}, "payout_batch.")
+
+
+@variant("checkout-events-nested",
+         doc="`checkout_payment.*` events carry the payment under `data.payment` (`{payment: {...}}`): 'Body shapes "
+             "of `payout_batch.*`, `checkout_payment.*` and `webhook_endpoint.disabled`: not shown.'")
+def _(ref: Reference) -> None:
+    rewrite_events(ref, lambda data: {"payment": data}, "checkout_payment.")

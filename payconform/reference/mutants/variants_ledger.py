@@ -1,0 +1,42 @@
+"""Tolerated variants of the balance and ledger reads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import variant
+from .rewrites import rewrite_replies
+
+if TYPE_CHECKING:
+    from ..operation import Reply
+    from ..reference import Reference
+
+
+def _null_when_withheld(reply: Reply) -> Reply:
+    entries = reply.body.get("entries") if isinstance(reply.body, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        entry.setdefault("balanceAfter", None)
+    return reply
+
+
+@variant("balance-after-null",
+         doc="A withheld `balanceAfter` is written as null rather than left out: '`balanceAfter` is then withheld "
+             "under a `note`' does not say how.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "getBalanceHistory", _null_when_withheld)
+
+
+def _available_in_provider(reply: Reply) -> Reply:
+    body = reply.body if isinstance(reply.body, dict) else {}
+    available = {row["currency"]: row["amount"] for row in body.pop("available", None) or []}
+    for row in body.get("provider") or []:
+        row["available"] = available.get(row["currency"], row["amount"])
+    return reply
+
+
+@variant("provider-with-available",
+         doc="The provider source holds an `available` figure beside its amount (`provider: [{currency, amount, "
+             "available}]`), with no top-level `available`: 'Internal structure of each: not shown', and the spec "
+             "names '`available` on the balance' without saying where.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "getBalance", _available_in_provider)
