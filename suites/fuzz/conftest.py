@@ -26,7 +26,8 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Add the requirements fuzz.yaml ties to an operation (`operation_requirements`) to that operation's items,
-    and a timeout that grows with the budget (a deep run outlasts the plugin's default per-test timeout).
+    and a timeout that grows with the budget (a deep run outlasts the plugin's default per-test timeout); at
+    ``--fuzz-budget 0`` the phase is off and its tests skip, saying so.
 
     Runs before the plugin's own hook, so that ``--select`` sees them.
     """
@@ -39,7 +40,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         extra = current.settings.operation_requirements.get(op_id or "", [])
         if extra:
             item.add_marker(pytest.mark.req(*extra))
-        if item.path.parent == Path(__file__).parent and item.get_closest_marker("timeout") is None:
+        if item.path.parent != Path(__file__).parent:
+            continue
+        if current.settings.examples == 0:
+            item.add_marker(pytest.mark.skip(reason="fuzz phase off (--fuzz-budget 0)"))
+        elif item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(timeout))
 
 

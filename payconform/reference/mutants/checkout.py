@@ -260,10 +260,11 @@ def _(ref: Reference) -> None:
     ref.checkout.table = table  # type: ignore[method-assign]
 
 
-@mutant("sandbox-scenarios-accept-live-key", reqs=["AUTH-SANDBOX-ONLY-LIVE-REFUSED", "ERR-LIVE-MODE-UNSUPPORTED"],
-        doc="GET /sandbox/scenarios answers a live key instead of 400 LIVE_MODE_UNSUPPORTED.")
+@mutant("payment-outcome-accepts-live-key", reqs=["AUTH-SANDBOX-ONLY-LIVE-REFUSED", "ERR-LIVE-MODE-UNSUPPORTED"],
+        doc="POST /payments/{paymentId}/simulate (\"Sandbox only\") serves a live key instead of 400 "
+            "LIVE_MODE_UNSUPPORTED.")
 def _(ref: Reference) -> None:
-    _set_op(ref, "getSandboxScenarios", sandbox_only=False)
+    _set_op(ref, "simulateCheckoutPaymentOutcome", sandbox_only=False)
 
 
 @mutant("simulate-accepts-live-key", reqs=["PAY-SIMULATE-LIVE-REFUSED"],
