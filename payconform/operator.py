@@ -93,12 +93,17 @@ def _key_body(mode: str, scopes: Iterable[str], expires_at: str | None, expires_
     return body
 
 
+# Seconds an operator call may take. Advancing the clock also runs the deliveries that fall due (each up to the
+# dispatcher's 5 s), so on a loaded machine one call can take far longer than an API request.
+OPERATOR_TIMEOUT = 60.0
+
+
 class HttpOperator:
     """The reference server's operator API over HTTP."""
 
     capabilities: set[str] = set(OPERATIONS)
 
-    def __init__(self, url: str, token: str, *, timeout: float = 15.0, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(self, url: str, token: str, *, timeout: float = OPERATOR_TIMEOUT, transport: httpx.BaseTransport | None = None) -> None:
         self.url = url.rstrip("/")
         self.token = token
         self.capabilities = set(OPERATIONS)
@@ -340,7 +345,7 @@ def load_operator(target) -> Any | None:
         if not url:
             url = getattr(target, "root_url", "").rstrip("/") + "/_operator"
         return HttpOperator(str(url), str(config.get("token") or ""),
-                            timeout=float(config.get("timeout") or 15.0))
+                            timeout=float(config.get("timeout") or OPERATOR_TIMEOUT))
     module_name, _, class_name = str(adapter).partition(":")
     try:
         module = importlib.import_module(module_name)

@@ -13,8 +13,10 @@ CONTRACT = Contract(errors={"VALIDATION_ERROR": {"type": "VALIDATION_ERROR", "st
                                                  "requirement": "ERR-VALIDATION-ERROR"}})
 
 
-def answer(status: int, body, request_id: str | None = "rid-1", sent=None, op_id=None) -> rules.Answer:
+def answer(status: int, body, request_id: str | None = "rid-1", sent=None, op_id=None,
+           content_type: str = "application/json") -> rules.Answer:
     headers = {"X-Request-Id": [request_id]} if request_id else {}
+    headers["Content-Type"] = [content_type]
     content = body if isinstance(body, bytes) else json.dumps(body).encode()
     return rules.Answer.of(status, headers, content, sent, op_id)
 
@@ -71,3 +73,10 @@ def test_answer_rules() -> None:
     assert [rid for rid, _ in found(accepted, "answer", **amounts)] == ["ERR-BAD-REQUEST"]
     refused = answer(400, err(), sent={"unitAmount": "-1.00"}, op_id="createProduct")
     assert found(refused, "answer", **amounts) == []
+
+
+def test_a_body_is_json_with_any_parameters() -> None:
+    assert found(answer(200, {}, content_type="application/json; charset=utf-8"), "answer") == []
+    assert found(answer(404, err(), content_type="text/plain"), "answer") == [
+        ("CONV-JSON-CONTENT-TYPE", "the 404 answer's content-type is 'text/plain', not application/json")]
+    assert found(rules.Answer.of(204, {"x-request-id": "r"}, b""), "answer") == []  # no body, no media type
