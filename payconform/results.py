@@ -246,6 +246,7 @@ def requirement_rows(contract, tests: Iterable[Mapping]) -> list[dict]:
                 "testable": testable,
                 "reason": reason,
                 "needs": info.get("needs"),
+                "tolerates": info.get("tolerates"),
                 "level": info.get("level") or "must",
                 "verdict": verdict,
                 "tests": [t["nodeid"] for t in ts],

@@ -41,7 +41,8 @@ def test_every_conformance_test_is_killed_by_a_mutant(pristine_run: SuiteRun,
 
 def _write_matrix(killed_by: dict[str, list[str]], passed: dict[str, dict]) -> None:
     REPORTS.mkdir(parents=True, exist_ok=True)
-    lines = ["# Kill matrix", "", "| test | requirements | killed by |", "|---|---|---|"]
+    lines = ["# Kill matrix", "", "Each conformance test and the mutants that make it fail (the tolerated variants, which "
+             "it must pass under, are in variants.md).", "", "| test | requirements | killed by |", "|---|---|---|"]
     for nodeid in sorted(passed):
         reqs = ", ".join(passed[nodeid].get("requirements") or [])
         lines.append(f"| `{nodeid}` | {reqs} | {', '.join(sorted(killed_by[nodeid])) or '**none**'} |")

@@ -1,4 +1,4 @@
-"""The unlock table: skipped requirements counted by the capability that would let their tests run."""
+"""The report's sections beyond the verdicts: what would unlock more, and what each requirement tolerates."""
 
 from __future__ import annotations
 
@@ -38,3 +38,11 @@ def test_results_and_report_carry_the_table() -> None:
     html = render(results, CONTRACT)
     assert 'id="unlock"' in html and "What would unlock more" in html
     assert build_results(run={}, tests=[], contract=CONTRACT)["unlock"] == []
+
+
+def test_the_report_shows_what_each_requirement_tolerates() -> None:
+    results = synthetic_results()
+    row = next(r for r in results["requirements"] if r["id"] == "CONV-A")
+    row["tolerates"] = [{"reading": "`150` as well as `150.00`", "because": "Decimal strings beside a currency"}]
+    html = render(results, CONTRACT)
+    assert 'class="tolerates"' in html and "`150` as well as `150.00`" in html
