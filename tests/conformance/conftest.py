@@ -21,6 +21,7 @@ from typing import Iterator
 
 import pytest
 
+from payconform.listing import ENV_VAR as LISTING_ENV
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 
@@ -29,6 +30,7 @@ from . import variant_groups
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "reports" / "project-tests"
 RUN_TIMEOUT = 600
+PRISTINE = "pristine"  # the run of the unmodified reference, beside the mutant runs
 MUTANT_POOL_SIZE = 20
 MUTANT_FUZZ_BUDGET = 2  # the fuzz-* mutants, which only generated data finds, get the default budget
 # A mutant that breaks every answer of a kind (error bodies, request ids) fails each fuzz test on its first
@@ -128,25 +130,44 @@ def run_many(jobs: dict[str, dict], parallel: int = 2) -> dict[str, SuiteRun]:
         return {name: f.result() for name, f in futures.items()}
 
 
-@pytest.fixture(scope="session")
-def pristine_run() -> SuiteRun:
-    return run_suite("pristine", workers=2)
+def suite_listing() -> list[dict]:
+    """Every conformance test with its requirement ids, as a run collects them (`payconform run --list`'s
+    collection): a test may take its ids from data (the transition catalog, the fuzz settings, the seeders)."""
+    with tempfile.TemporaryDirectory(prefix="payconform-list-") as tmp:
+        out = Path(tmp) / "list.json"
+        subprocess.run([sys.executable, "-m", "pytest", "suites", "-p", "payconform.listing", "--collect-only", "-q",
+                        "-o", "addopts=", "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT, env={**os.environ, LISTING_ENV: str(out)}, check=False)
+        return json.loads(out.read_text(encoding="utf-8")) if out.exists() else []
 
 
-def files_of(run: SuiteRun, reqs: list[str]) -> list[str]:
-    """The suite files holding tests that name any of `reqs`, as the run collected them (a test may take
-    its requirement ids from data: the transition catalog, the fuzz settings, the list seeders)."""
+def files_of(tests: list[dict], reqs: list[str]) -> list[str]:
+    """The suite files holding tests that name any of `reqs`."""
     wanted = set(reqs)
-    return sorted({t["nodeid"].split("::")[0] for t in run.tests if wanted & set(t.get("requirements") or [])})
+    return sorted({t["nodeid"].split("::")[0] for t in tests if wanted & set(t.get("requirements") or [])})
 
 
 @pytest.fixture(scope="session")
-def mutant_runs(pristine_run: SuiteRun) -> dict[str, SuiteRun]:
-    """Runs with the fuzz phase go first: they wait on the pacer longest, and the short ones fill the gaps."""
-    jobs = {m["name"]: {"mutant": m["name"], "select": m["reqs"], "files": files_of(pristine_run, m["reqs"])}
+def reference_runs() -> dict[str, SuiteRun]:
+    """The pristine run and every mutant run, side by side: the pristine run waits on the pacer, the mutant runs
+    on the CPU. Runs with the fuzz phase go first: they wait on the pacer longest, and the short ones fill the
+    gaps. The mutant runs select their files from the collected suite, so they need not wait for the pristine run."""
+    listing = suite_listing()
+    assert listing, "collecting the suites listed no conformance test"
+    jobs = {m["name"]: {"mutant": m["name"], "select": m["reqs"], "files": files_of(listing, m["reqs"])}
             for m in mutants()}
     order = sorted(jobs, key=lambda name: not any(f.startswith("suites/fuzz/") for f in jobs[name]["files"]))
-    return run_many({name: jobs[name] for name in order}, parallel=4)
+    return run_many({PRISTINE: {"workers": 2}, **{name: jobs[name] for name in order}}, parallel=5)
+
+
+@pytest.fixture(scope="session")
+def pristine_run(reference_runs: dict[str, SuiteRun]) -> SuiteRun:
+    return reference_runs[PRISTINE]
+
+
+@pytest.fixture(scope="session")
+def mutant_runs(reference_runs: dict[str, SuiteRun]) -> dict[str, SuiteRun]:
+    return {name: run for name, run in reference_runs.items() if name != PRISTINE}
 
 
 def variant_plan() -> dict[str, list[str]]:
