@@ -94,4 +94,4 @@ def test_ids_unknown_to_the_catalog_still_reported():
     c.add(nodeid="x", when="call", outcome="passed", duration=0, blob=blob("NEW-1"))
     rows = requirement_rows(Contract(), c.tests())
     assert rows == [{"id": "NEW-1", "part": None, "section": None, "quote": None, "testable": True, "reason": None,
-                     "needs": None, "level": "must", "verdict": "passed", "tests": ["x"], "counts": {"passed": 1}}]
+                     "tolerates": None, "needs": None, "level": "must", "verdict": "passed", "tests": ["x"], "counts": {"passed": 1}}]
