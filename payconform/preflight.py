@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .client import Api, Exchange, TargetError
+from .reachability import SKIP_PREFIX, static_reason
 from .target import API_KEY_NAMES, Target
+from .webhooks import receiver_settings
 
 # Seconds a preflight request may take: a target that does not answer is told apart in seconds.
 PREFLIGHT_TIMEOUT = 5.0
@@ -162,6 +164,18 @@ def configured_keys(target: Target) -> list[tuple[str, str]]:
     return keys
 
 
+def receiver_line(target: Target, result: Preflight) -> None:
+    """Say once whether the webhook tests can expect deliveries (``payconform.reachability``)."""
+    reason = static_reason(target)
+    listen, public_url = receiver_settings(target.webhooks)
+    if reason:
+        result.warnings.append("webhook receiver: " + reason.removeprefix(SKIP_PREFIX) + "; the webhook tests "
+                               "are skipped")
+    elif public_url:
+        result.lines.append(f"webhook receiver: listening on {listen}, advertised as {public_url} (each worker "
+                            "confirms it with one delivery before its first webhook test)")
+
+
 def preflight(target: Target, make_api: Callable[[str | None], Api] | None = None) -> Preflight:
     """Probe ``target``; ``result.fatal`` says why the run cannot go on (the CLI exits 2 then)."""
     def default_api(credential: str | None) -> Api:
@@ -182,6 +196,7 @@ def preflight(target: Target, make_api: Callable[[str | None], Api] | None = Non
                                     f"{target.org_id}")
         if target.other_org_id and target.api_key:
             run.other_org()
+        receiver_line(target, run.result)
     except PreflightFailed as exc:
         run.result.fatal = str(exc)
     return run.result

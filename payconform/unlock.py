@@ -19,6 +19,8 @@ SUPPLIES = {
     "real_time": "`--run-slow` (waits of a few minutes in real time)",
     "signing_key": "`credentials.signing_key_id` and `credentials.signing_private_key` (Mode B)",
     "second_org": "`other_org_id` in the target file (or `--other-org-id`)",
+    "receiver": "`webhooks.public_url` in the target file (or `--webhook-public-url`): an address of this machine "
+                "the target can reach (README: a receiver the target can reach)",
     **{name: f"`credentials.{name}` in the target file (or `{option_name(name)}`)" for name in CREDENTIAL_NAMES},
 }
 

@@ -15,6 +15,7 @@ is floored, an entry without a comma raises a bare ValueError); a unit test cros
 
 from __future__ import annotations
 
+import atexit
 import base64
 import binascii
 import hashlib
@@ -224,6 +225,20 @@ class Receiver:
                 return
 
         return Handler
+
+
+_receivers: dict[tuple[str, str | None], Receiver] = {}
+
+
+def process_receiver(listen: str = "127.0.0.1:0", public_url: str | None = None) -> Receiver:
+    """This process's one receiver for these settings, started on first use and closed at exit. Not a
+    fixture's to close: xdist may tear a worker's session fixtures down between batches and set them up
+    again, and a fixed port (behind a tunnel) could not be bound a second time."""
+    key = (listen, public_url)
+    if key not in _receivers:
+        _receivers[key] = Receiver(listen, public_url)
+        atexit.register(_receivers[key].close)
+    return _receivers[key]
 
 
 def receiver_settings(webhooks: Mapping[str, Any] | None) -> tuple[str, str | None]:

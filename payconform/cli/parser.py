@@ -25,6 +25,11 @@ def _add_target_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--operator-url", metavar="URL", help="operator API (http://host:port/_operator)")
     g.add_argument("--operator-token", metavar="TOKEN", help="operator API token (env:NAME allowed)")
     g.add_argument("--rate-limit", type=int, metavar="N", help="requests per minute per credential to stay under")
+    g.add_argument("--webhook-listen", metavar="HOST:PORT",
+                   help="address the webhook receiver listens on (webhooks.listen; default 127.0.0.1:0)")
+    g.add_argument("--webhook-public-url", metavar="URL",
+                   help="URL the target can reach the webhook receiver at (webhooks.public_url): a tunnel or a "
+                        "host address; see README, a receiver the target can reach")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,6 +15,7 @@ from pathlib import Path
 from .. import paths
 from ..artifacts import find_leaks
 from ..target import Target, TargetConfigError, flag_overrides
+from ..target.fields import WEBHOOK_FLAGS
 from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
 from .serve import start_reference
@@ -126,7 +127,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
                 print("payconform: --mutant only applies to the embedded reference server", file=sys.stderr)
                 return 2
         else:
-            if any(k not in ("rate_limit",) for k in overrides):
+            if any(k not in ("rate_limit", *WEBHOOK_FLAGS) for k in overrides):
                 print("payconform: target flags need --target or --base-url", file=sys.stderr)
                 return 2
             print("payconform: no target given: starting the reference server", file=sys.stderr)
@@ -137,6 +138,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
                 return 3
             if "rate_limit" in overrides:
                 target.rate_limit = int(overrides["rate_limit"])
+            target.webhooks.update({WEBHOOK_FLAGS[k]: v for k, v in overrides.items() if k in WEBHOOK_FLAGS})
             print(f"payconform: reference server at {target.base_url}", file=sys.stderr)
         if preflight_blocks(target):
             return CANNOT_TEST

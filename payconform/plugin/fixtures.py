@@ -168,11 +168,9 @@ def unique(request: pytest.FixtureRequest):
 
 @pytest.fixture(scope="session")
 def webhook_server(target: Target):
-    """The loopback webhook receiver of this process (``payconform.webhooks.Receiver``), on the target file's
+    """The webhook receiver of this process (``payconform.webhooks.process_receiver``), on the target file's
     ``webhooks.listen`` address, advertising ``webhooks.public_url`` when given."""
-    receiver = _webhooks.Receiver(*_webhooks.receiver_settings(target.webhooks))
-    yield receiver
-    receiver.close()
+    return _webhooks.process_receiver(*_webhooks.receiver_settings(target.webhooks))
 
 
 @pytest.fixture

@@ -115,6 +115,18 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 item.add_marker(pytest.mark.timeout(DEFAULT_TIMEOUT))
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """A receiver on a fixed port (behind a tunnel) can be bound by one process only: the tests that use it
+    share one xdist group, so they all run on the worker that binds it. (Here rather than in
+    ``pytest_collection_modifyitems``, whose order against xdist's, which reads the groups, is not fixed.)"""
+    target = get_state(item.config).target
+    port = str((target.webhooks if target else {}).get("listen") or "").rpartition(":")[2]
+    if not port.isdigit() or int(port) == 0:
+        return
+    if "webhook_server" in getattr(item, "fixturenames", ()) and item.get_closest_marker("xdist_group") is None:
+        item.add_marker(pytest.mark.xdist_group("webhook-receiver"))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if not active_for(item):

@@ -65,6 +65,10 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                 help="x-operator-token for the operator API")
     g.addoption(*_names("--rate-limit"), dest="payconform_rate_limit", metavar="N", type=int, default=None,
                 help="requests per minute per credential the run must stay under (default 100)")
+    g.addoption(*_names("--webhook-listen"), dest="payconform_webhook_listen", metavar="HOST:PORT", default=None,
+                help="address the webhook receiver listens on (webhooks.listen)")
+    g.addoption(*_names("--webhook-public-url"), dest="payconform_webhook_public_url", metavar="URL", default=None,
+                help="URL the target can reach the webhook receiver at (webhooks.public_url)")
     g.addoption(*_names("--run-slow"), dest="payconform_run_slow", action="store_true", default=False,
                 help="run tests that wait in real time (needs real_time)")
     g.addoption(*_names("--select"), dest="payconform_select", metavar="EXPR", default=None,

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from .fields import CREDENTIAL_NAMES, ENV_PREFIX, OVERRIDE_FIELDS, TOP_LEVEL_FIELDS, TargetConfigError
+from .fields import CREDENTIAL_NAMES, ENV_PREFIX, OVERRIDE_FIELDS, TOP_LEVEL_FIELDS, WEBHOOK_FLAGS, TargetConfigError
 from . import validation
 
 
@@ -133,6 +133,8 @@ class Target:
                 operator["token"] = value
             elif key == "operator_adapter":
                 operator["adapter"] = value
+            elif key in WEBHOOK_FLAGS and isinstance(webhooks, Mapping):
+                webhooks = {**webhooks, WEBHOOK_FLAGS[key]: value}
             elif key in OVERRIDE_FIELDS:
                 data[key] = value
             else:

@@ -22,6 +22,7 @@ from .instants import is_utc_instant
 from .profile import success
 
 DISPATCH_WAIT = 25.0
+FLUSHED_WAIT = 5.0  # with a clock every poll runs the dispatcher: what is due arrives at once
 Flush = Callable[[], Any] | None
 
 

@@ -27,14 +27,13 @@ from payconform.webhooks import Delivery, Mailbox
 from . import batches
 from .answers import scalars
 from .approvals import fund_for_threshold, hold
-from .deliveries import DISPATCH_WAIT, Flush, kind, wait_for
+from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, kind, wait_for
 from .payments import example_total, force, payment, refund
 from .payouts import cancel_payout, create_payout, create_self_funded, timeline
 from .profile import success
 from .types import Unique
 
 REAL_WAIT = 45.0  # seconds a test may wait in real time when the target has no clock
-FLUSHED_WAIT = 5.0  # with a clock every poll runs the dispatcher: what is due arrives at once
 DAY = 86400
 
 
