@@ -18,6 +18,7 @@ from typing import Any, Iterable, NoReturn
 from . import redact as _redact
 from . import results as _results
 from . import rules as _rules
+from .repro import curl
 
 MAX_DETAIL = 300
 MAX_BODY = 500
@@ -96,6 +97,9 @@ def failure_message(
             body_text = ex.text if ex.content else "(empty body)"
             lines.append(f"body: {shorten(body_text, MAX_BODY)}")
         request_id = ex.request_id
+        req = ex.request
+        lines.append("reproduce (set PAYCONFORM_API_KEY to the test's key): "
+                     + curl(req.method, req.url, req.headers.multi_items(), req.content))
     elif request is not None:
         lines.append(f"request: {request[0]} {request[1]}")
     lines.append(f"x-request-id: {request_id or '(none)'}")

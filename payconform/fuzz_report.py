@@ -3,7 +3,6 @@ the target answered, the ``x-request-id``, the seed, and a curl reproduction wit
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from schemathesis.errors import FailureGroup
@@ -12,9 +11,9 @@ from .contract import Contract
 from .expect import requirement_line, shorten
 from .fuzz_settings import FuzzSettings
 from .redact import MASK, Redactor
+from .repro import API_KEY_HEADER, env_key
 from .rules import Answer
 
-API_KEY_HEADER = "x-api-key"
 MAX_FAILURE_TEXT = 1500
 
 
@@ -28,15 +27,9 @@ class SpecViolation(AssertionError):
 
 
 def curl(case: Any, redactor: Redactor) -> str:
-    """A curl command a person can paste: the credential is an environment variable, never the key.
-
-    The header is written ``"x-api-key:""$PAYCONFORM_API_KEY"`` (two quoted strings the shell joins) so
-    that the report's redaction, which masks whatever follows ``x-api-key:`` up to a quote, leaves it readable.
-    """
-    command = redactor.redact(case.as_curl_command())
-    for masked in (f"{API_KEY_HEADER}: [Filtered]", f"{API_KEY_HEADER}: {MASK}"):
-        command = command.replace(shlex.quote(masked), f'"{API_KEY_HEADER}:""$PAYCONFORM_API_KEY"')
-    return command
+    """A curl command a person can paste: the credential is an environment variable, never the key
+    (``payconform.repro``)."""
+    return env_key(redactor.redact(case.as_curl_command()), ("[Filtered]", MASK))
 
 
 def describe(case: Any, response: Any, group: FailureGroup, *, settings: FuzzSettings, contract: Contract,

@@ -68,8 +68,16 @@ def kind(delivery: Delivery) -> Any:
 def wait_for(box: Mailbox, predicate: Callable[[list[Delivery]], bool], flush: Flush, what: str,
              timeout: float = DISPATCH_WAIT) -> list[Delivery]:
     seen = box.wait_for(predicate, timeout, flush=flush)
-    expect(predicate(seen), f"{what}: not delivered within {timeout:g} s ({len(seen)} deliveries arrived)")
+    expect(predicate(seen), f"{what}: not delivered within {timeout:g} s; {arrived(seen, box.url)}")
     return seen
+
+
+def arrived(seen: list[Delivery], url: str) -> str:
+    """What did reach the mailbox, for a failure: the event types in order, or a hint when nothing did."""
+    if not seen:
+        return f"none arrived at {url}: is the receiver reachable from the target?"
+    listed = ", ".join(str(kind(d)) for d in seen[:12]) + (", ..." if len(seen) > 12 else "")
+    return f"{len(seen)} deliveries arrived: {listed}"
 
 
 def verified(delivery: Delivery, secrets_: str | list[str]) -> list[str]:
