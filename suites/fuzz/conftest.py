@@ -50,8 +50,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``)."""
-    result = yield
+    """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``); a test that sent
+    its share of the phase's budget (``fuzz.ShareSpent``) ends there, judged on what it sent."""
+    try:
+        result = yield
+    except fuzz.ShareSpent:
+        result = None
     current = fuzz.current()
     message = current.take_failure(item.nodeid) if current is not None else None
     if message:
