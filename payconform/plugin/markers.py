@@ -63,6 +63,18 @@ def needs(item: pytest.Item) -> list[str]:
     return _marker_values(item, "needs")
 
 
+def in_tier(item: pytest.Item, marker: str) -> bool:
+    """Whether a tier that runs the tests marked ``marker`` runs ``item``: ``@pytest.mark.smoke`` takes every
+    case of a test, ``@pytest.mark.smoke(ids=[...])`` the parametrized cases with those ids (a representative
+    row set of a table-driven test, the other rows being checked by other tests of the tier)."""
+    mark = item.get_closest_marker(marker)
+    if mark is None:
+        return False
+    ids = mark.kwargs.get("ids")
+    callspec = getattr(item, "callspec", None)
+    return not ids or (callspec is not None and callspec.id in ids)
+
+
 def selected(item: pytest.Item, contract: Contract, patterns: list[str]) -> bool:
     """Whether ``--select`` keeps a conformance test: a pattern is a requirement id glob, a part slug (the part
     of a requirement it names, or its folder) or a test name glob (``test_links_walk``, ``test_x[*]``). A
@@ -81,7 +93,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "req(*ids): requirement ids from contract/requirements.yaml that this test checks")
     config.addinivalue_line("markers", "needs(*what): what the test needs beyond the api key "
                                        "(operator, clock, real_time, read_only_key, ...)")
-    config.addinivalue_line("markers", f"{SMOKE_MARKER}: runs in the smoke tier (--tier smoke, the pull-request gate)")
+    config.addinivalue_line("markers", f"{SMOKE_MARKER}(ids=None): runs in the smoke tier (--tier smoke, the "
+                                       "pull-request gate); ids: only these parametrized cases")
     config.addinivalue_line("markers", "sweep: checks its requirements on every answer of a sweep over the contract "
                                        "(the fuzz phase); --select picks it by name, requirement id or its own part, "
                                        "never by the parts of the requirements it checks along the way")
@@ -123,7 +136,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         keep, drop = [], []
         for item in items:
             if not is_suite_path(item.path, config) or (
-                    (not marker or item.get_closest_marker(marker) is not None)
+                    (not marker or in_tier(item, marker))
                     and (not state.select or selected(item, contract, state.select))):
                 keep.append(item)
             else:

@@ -4,12 +4,16 @@ baselines and diffs per tier - on the fake suite project (collection only) and o
 from __future__ import annotations
 
 import copy
+import json
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from payconform import baseline, tiers
+from payconform import baseline, paths, tiers
 from payconform.cli.parser import build_parser
 from payconform.cli.reports import _common
 from payconform.contract import Contract
@@ -138,3 +142,40 @@ def test_diff_of_two_tiers_compares_what_both_ran():
     narrowed = _common(full, smoke)
     assert [t["nodeid"] for t in narrowed["tests"]] == ["suites/a.py::test_a"]
     assert [(r["id"], r["verdict"]) for r in narrowed["requirements"]] == [("DEMO-PASS", "passed")]
+
+
+TIER_PLUGIN = '''
+import json, os
+from payconform.plugin import is_suite_path, requirement_ids
+from payconform.plugin.markers import in_tier
+
+def pytest_collection_finish(session):
+    rows = [{"nodeid": i.nodeid, "requirements": requirement_ids(i), "smoke": in_tier(i, "smoke")}
+            for i in session.items if is_suite_path(i.path, session.config)]
+    with open(os.environ["TIER_OUT"], "w") as fh:
+        json.dump(rows, fh)
+'''
+
+
+def test_smoke_touches_every_part_and_every_catalog_row(tmp_path: Path):
+    """The smoke tier names every part and every row of every catalog table that any test of the suite
+    checks (a row no test checks - not testable, or not observable - has nothing to run)."""
+    (tmp_path / "tier_rows.py").write_text(TIER_PLUGIN)
+    out = tmp_path / "rows.json"
+    env = {**os.environ, "TIER_OUT": str(out), "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(paths.suites_dir()), "-p", "payconform.plugin",
+                           "-p", "tier_rows", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = json.loads(out.read_text())
+    smoke = [r for r in rows if r["smoke"]]
+    assert smoke and len(smoke) < len(rows) / 3
+    contract = Contract.load()
+    folders = {r["nodeid"].split("/")[1] for r in smoke}
+    assert set(contract.part_order()) - folders == set(), "parts without a smoke test"
+    checked = {rid for r in rows for rid in r["requirements"]}
+    touched = {rid for r in smoke for rid in r["requirements"]}
+    missing = {table: [rid for rid in ids if rid in checked and rid not in touched]
+               for table, ids in contract.table_rows().items()}
+    assert not any(missing.values()), f"catalog rows no smoke test names: {missing}"
+    assert all(r["requirements"] for r in smoke)
