@@ -51,8 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-dir", metavar="DIR", help="report directory (default reports/<UTC timestamp>)")
     run.add_argument("--run-slow", action="store_true", help="also run tests that wait in real time")
     run.add_argument("--select", metavar="EXPR",
-                     help="comma-separated requirement id globs (IDEM-*) or part slugs (authentication); "
-                          "passed to pytest's --select")
+                     help="comma-separated requirement id globs (IDEM-*), part slugs (authentication) or test name "
+                          "globs (test_links_walk); passed to pytest's --select")
     run.add_argument("--fuzz-budget", type=int, metavar="N",
                      help="fuzz phase: generated requests per operation (default 5, about a minute against the "
                           "reference); raise it for a deeper, longer run")

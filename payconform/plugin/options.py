@@ -69,8 +69,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     g.addoption(*_names("--run-slow"), dest="payconform_run_slow", action="store_true", default=False,
                 help="run tests that wait in real time (needs real_time)")
     g.addoption(*_names("--select"), dest="payconform_select", metavar="EXPR", default=None,
-                help="comma-separated requirement id globs (IDEM-*) or part slugs (authentication); "
-                     "deselects the other conformance tests")
+                help="comma-separated requirement id globs (IDEM-*), part slugs (authentication) or test name "
+                     "globs (test_links_walk); deselects the other conformance tests")
     g.addoption(*_names("--report-dir"), dest="payconform_report_dir", metavar="DIR", default=None,
                 help="where results.json and index.html go (default reports/<UTC timestamp>)")
     g.addoption("--payconform-embedded", dest="payconform_embedded", action="store_true", default=False,
