@@ -183,16 +183,15 @@ class FuzzSession:
 
     def prepare(self, case: Any) -> None:
         """Count against the caps, pin the organization, refresh the idempotency key, pick the key."""
-        nodeid = self._nodeid()
-        share = self.settings.operation_cap()
+        cap = self.settings.process_cap(self.workers)
+        if cap and self.requests_sent >= cap:
+            pytest.skip(f"fuzz budget used up: this process sent its {cap} requests, its share of "
+                        f"--fuzz-max-requests {self.settings.max_requests}")
+        nodeid, share = self._nodeid(), self.settings.operation_cap()
         if share and self.sent_by_test.get(nodeid, 0) >= share:
             raise ShareSpent(f"{nodeid} sent its share of the fuzz phase's budget: {share} requests")
         self.sent_by_test[nodeid] = self.sent_by_test.get(nodeid, 0) + 1
         self.requests_sent += 1
-        cap = self.settings.process_cap(self.workers)
-        if cap and self.requests_sent > cap:
-            pytest.skip(f"fuzz budget used up: this process sent its {cap} requests, its share of "
-                        f"--fuzz-max-requests {self.settings.max_requests}")
         if self.target and isinstance(case.path_parameters, dict) and "orgId" in case.path_parameters:
             case.path_parameters["orgId"] = self.target.org_id  # stateful walks ignore the `parameters` setting
         headers = case.headers if case.headers is not None else {}
