@@ -338,7 +338,6 @@ def configure(config: pytest.Config) -> FuzzSession:
     )
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
     _session = FuzzSession(settings, state.target, contract, state.pacer, state.redactor, workers=workers)
-    settings.phase_tests = sum(len(_session.operations(doc)) + 1 for doc in DOCUMENTS)  # + one walk per document
     return _session
 
 

@@ -40,7 +40,7 @@ class FuzzSettings:
     check_requirements: dict[str, list[str]]
     operation_requirements: dict[str, list[str]]
     seed: int = SEED
-    phase_tests: int = 1  # the phase's tests (one per fuzzed operation, one walk per document): max_requests' split
+    phase_tests: int = 1  # the sweeps the run selected (suites/fuzz/conftest.py): max_requests' split
 
     @classmethod
     def load(cls, path: Path, overrides: Mapping[str, Any] | None = None, *, budget: int | None = None,
