@@ -81,7 +81,7 @@ def test_cli_options():
 def test_tier_and_selection(project):
     everything = collected(project)
     assert {"test_money_smoke", "test_money_more", "test_sweep", "test_property", "test_balance"} <= everything
-    assert collected(project, "--tier", "full") == everything
+    assert collected(project, "--tier", "full") == everything == collected(project, "--payconform-no-fuzz")
     assert collected(project, "--payconform-tier", "smoke") == {"test_money_smoke"}
     # a part selects a sweep by its own folder only, never by the parts of the requirements it checks
     assert collected(project, "--select", "conventions") == {"test_money_smoke", "test_money_more", "test_property",
