@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from .results import build_results
+from .tiers import DEFAULT_TIER
 
 SKIP_VERDICTS = ("skipped", "needs_operator", "needs_clock", "needs_slow")
 FAIL_VERDICTS = ("failed", "warning", "expected_failure")
@@ -35,6 +36,8 @@ HEADER = """\
 #   requirements  requirement ids the entry is about (the test's ids; empty = any)
 #   expect        failed | skipped
 #   reason        why (a ticket, a limitation of the deployment)
+# `tier` is the tier of the run it was written from (--tier): a run of another tier is gated only on the
+# tests it ran, and says so.
 """
 
 
@@ -112,10 +115,24 @@ def entries_from_results(results: Mapping[str, Any], reason: str | None = None) 
     return out
 
 
-def dump(entries: Iterable[Entry], path: str | Path) -> Path:
+def run_tier(results: Mapping[str, Any]) -> str:
+    """The tier of a run's results (runs before tiers existed ran every test: ``full``)."""
+    return str((results.get("run") or {}).get("tier") or DEFAULT_TIER)
+
+
+def load_tier(path: str | Path) -> str:
+    """The tier a baseline was written for (``full`` for a baseline older than tiers)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise BaselineError(f"cannot read the baseline {path}: {exc}") from None
+    return str(data.get("tier") or DEFAULT_TIER)
+
+
+def dump(entries: Iterable[Entry], path: str | Path, tier: str = DEFAULT_TIER) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    body = yaml.safe_dump({"version": BASELINE_VERSION, "expected": [e.as_dict() for e in entries]},
+    body = yaml.safe_dump({"version": BASELINE_VERSION, "tier": tier, "expected": [e.as_dict() for e in entries]},
                           sort_keys=False, allow_unicode=True, width=120)
     p.write_text(HEADER + body, encoding="utf-8")
     return p
@@ -131,12 +148,15 @@ def _in_selection(entry: Entry, results: Mapping[str, Any], contract) -> bool:
 
 
 def check(results: Mapping[str, Any], entries: list[Entry] | None, contract, *,
-          warnings_as_errors: bool = False) -> list[Finding]:
+          warnings_as_errors: bool = False, tier: str | None = None) -> list[Finding]:
     """The gate's findings for one run (see the module docstring); marks matched test rows in place:
     a failure the baseline expects gets the verdict ``expected_failure`` and its ``baseline_reason``.
-    Without a baseline (``None``) only failures and warnings count: skips are the target's business."""
+    Without a baseline (``None``) only failures and warnings count: skips are the target's business.
+    A baseline of another ``tier`` than the run's judges the tests the run ran; its other entries are not
+    stale, only out of the run's tier (one warning says so)."""
     gate_skips = entries is not None
     entries = entries or []
+    other_tier = tier is not None and tier != run_tier(results)
     run_slow = bool((results.get("run") or {}).get("run_slow"))
     used: set[int] = set()
     findings: list[Finding] = []
@@ -173,8 +193,12 @@ def check(results: Mapping[str, Any], entries: list[Entry] | None, contract, *,
             elif gate_skips and not (verdict == "needs_slow" and not run_slow):
                 findings.append(Finding("unexpected_skip", "error", f"skipped: {row.get('skip_reason') or verdict}",
                                         row["nodeid"], reqs))
+    if other_tier and entries:
+        findings.append(Finding("tier_mismatch", "warning",
+                                f"baseline of tier {tier}, run of tier {run_tier(results)}: only the tests this run "
+                                "ran were gated; entries for the others were not checked"))
     for i, e in enumerate(entries):
-        if i not in used and _in_selection(e, results, contract):
+        if i not in used and not other_tier and _in_selection(e, results, contract):
             findings.append(Finding("unmatched_entry", "error",
                                     f"baseline entry ({e.expect}: {e.reason}) matched no test of this run",
                                     e.test, e.requirements))
@@ -182,10 +206,10 @@ def check(results: Mapping[str, Any], entries: list[Entry] | None, contract, *,
 
 
 def apply(results: dict, entries: list[Entry] | None, contract, baseline_name: str | None, *,
-          warnings_as_errors: bool = False) -> dict:
+          warnings_as_errors: bool = False, tier: str | None = None) -> dict:
     """``results`` with the gate applied: verdicts of expected failures, requirement rows recomputed,
     and a ``gate`` section (see payconform/schemas/results.schema.json)."""
-    findings = check(results, entries, contract, warnings_as_errors=warnings_as_errors)
+    findings = check(results, entries, contract, warnings_as_errors=warnings_as_errors, tier=tier)
     out = build_results(run=results.get("run") or {}, tests=results.get("tests") or [], contract=contract)
     out["gate"] = {
         "baseline": baseline_name,

@@ -225,16 +225,43 @@ class Contract:
     def part_order(self) -> list[str]:
         return [p["slug"] for p in self.parts]
 
+    def table_rows(self) -> dict[str, list[str]]:
+        """Every row of every catalog table, as ``table -> [requirement id of each row]``: the error types, the
+        event types, each state machine's transitions and the Limits table (rate limits, list routes and the
+        other limits, each quoting its row)."""
+        tables = {"errors": [str(e["requirement"]) for e in self.errors.values() if e.get("requirement")],
+                  "events": [str(e["req"]) for e in self.events.get("types") or [] if e.get("req")]}
+        for name, machine in (self.transitions.get("machines") or {}).items():
+            tables[f"transitions.{name}"] = [str(r["id"]) for r in machine.get("rows") or []]
+        limits: list[str] = []
+
+        def walk(node: Any) -> None:
+            if isinstance(node, Mapping):
+                if node.get("requirement") and (node.get("quote") or node.get("route")):
+                    limits.append(str(node["requirement"]))
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        walk(self.limits)
+        tables["limits"] = limits
+        return tables
+
     def error_types(self) -> set[str]:
         return set(self.errors)
 
     def has_requirements(self) -> bool:
         return bool(self.requirements)
 
-    def matches(self, req_ids: Iterable[str], patterns: Iterable[str], extra_parts: Iterable[str] = ()) -> bool:
-        """Whether any of ``req_ids`` matches a select pattern (id glob or part slug)."""
+    def matches(self, req_ids: Iterable[str], patterns: Iterable[str], extra_parts: Iterable[str] = (),
+                id_parts: bool = True) -> bool:
+        """Whether any of ``req_ids`` matches a select pattern (id glob or part slug: one of ``extra_parts``,
+        or with ``id_parts`` the part of one of the ids)."""
         ids = list(req_ids)
-        part_slugs = {str((self.requirements.get(i) or {}).get("part")) for i in ids} | set(extra_parts)
+        part_slugs = {str((self.requirements.get(i) or {}).get("part")) for i in ids} if id_parts else set()
+        part_slugs |= set(extra_parts)
         for pat in patterns:
             if pat in part_slugs:
                 return True

@@ -13,7 +13,8 @@ harness:
 - Credentials come from the target's pool of equivalent test keys through a schemathesis auth provider (so
   schemathesis knows they are real and never re-adds one to a request that deliberately omits it), the
   least used key for each case, which spreads the load the way the ``api`` fixture does.
-- ``prepare(case)`` before each call: the per-process request cap, the organization, a fresh valid
+- ``prepare(case)`` before each call: the test's share of the phase's request budget (``ShareSpent`` ends the
+  test once it is used), the per-process request cap, the organization, a fresh valid
   ``Idempotency-Key`` (generated ones repeat and would replay stored answers; an invalid or missing one is
   left alone so negative tests still mean something) and the least used key of the pool.
 - ``run_case`` / ``run_stateful``: an operation whose own path answers 404 ``ROUTE_NOT_FOUND`` is skipped as
@@ -58,7 +59,7 @@ from .rules import Answer
 from .transport import Transport, new_idempotency_key
 from .transport_schemathesis import HarnessTransport, bind
 
-__all__ = ["DOCUMENTS", "SEED", "FuzzSession", "FuzzSettings", "SpecViolation", "configure", "current",
+__all__ = ["DOCUMENTS", "SEED", "FuzzSession", "FuzzSettings", "ShareSpent", "SpecViolation", "configure", "current",
            "item_operation", "operation_id", "operation_ids", "settings_path"]
 
 IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,255}$")
@@ -77,6 +78,7 @@ class FuzzSession:
     redactor: Any
     workers: int = 1  # processes of the run sharing the request budget
     requests_sent: int = 0
+    sent_by_test: dict[str, int] = field(default_factory=dict)  # test nodeid -> requests it sent
     implemented: dict[str, bool] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # test nodeid -> its first failure
 
@@ -180,12 +182,16 @@ class FuzzSession:
     # -- before each call -----------------------------------------------------------------------
 
     def prepare(self, case: Any) -> None:
-        """Count against the cap, pin the organization, refresh the idempotency key, pick the key."""
-        self.requests_sent += 1
+        """Count against the caps, pin the organization, refresh the idempotency key, pick the key."""
         cap = self.settings.process_cap(self.workers)
-        if cap and self.requests_sent > cap:
+        if cap and self.requests_sent >= cap:
             pytest.skip(f"fuzz budget used up: this process sent its {cap} requests, its share of "
                         f"--fuzz-max-requests {self.settings.max_requests}")
+        nodeid, share = self._nodeid(), self.settings.operation_cap()
+        if share and self.sent_by_test.get(nodeid, 0) >= share:
+            raise ShareSpent(f"{nodeid} sent its share of the fuzz phase's budget: {share} requests")
+        self.sent_by_test[nodeid] = self.sent_by_test.get(nodeid, 0) + 1
+        self.requests_sent += 1
         if self.target and isinstance(case.path_parameters, dict) and "orgId" in case.path_parameters:
             case.path_parameters["orgId"] = self.target.org_id  # stateful walks ignore the `parameters` setting
         headers = case.headers if case.headers is not None else {}
@@ -302,6 +308,13 @@ class FuzzSession:
         return next((d for d in DOCUMENTS if op_id in operation_ids(self.document(d))), "payouts")
 
 
+class ShareSpent(BaseException):
+    """A fuzz test sent its share of the phase's request budget: it ends, passing on what it checked.
+
+    A BaseException, so that Hypothesis neither shrinks nor replays it as a failure; ``suites/fuzz/conftest.py``
+    ends the test with it."""
+
+
 _session: FuzzSession | None = None
 
 
@@ -321,6 +334,7 @@ def configure(config: pytest.Config) -> FuzzSession:
         budget=config.getoption("payconform_fuzz_budget", default=None),
         max_requests=config.getoption("payconform_fuzz_max_requests", default=None),
         seed=config.getoption("payconform_fuzz_seed", default=None),
+        tier=state.tier,
     )
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
     _session = FuzzSession(settings, state.target, contract, state.pacer, state.redactor, workers=workers)

@@ -2,8 +2,9 @@
 
 ``FuzzSettings``: ``suites/fuzz/fuzz.yaml`` (operations to fuzz, schemathesis settings, the requirement each
 built-in check stands for), deep-merged with the target's ``profile: {fuzz: ...}`` and the command line
-budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` in all, split evenly over the
-xdist workers) and seed (``--fuzz-seed N``). The helpers below list a document's operations and the
+budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` in all - by default the run's
+tier's share, ``payconform.tiers`` - split evenly over the phase's tests and over the xdist workers) and seed
+(``--fuzz-seed N``). The helpers below list a document's operations and the
 properties it declares as decimal strings (money), which the checks and property tests need.
 """
 
@@ -21,6 +22,7 @@ from . import contract as _contract
 from .plugin import DEFAULT_TIMEOUT
 from .plugin import FUZZ_SEED as SEED
 from .properties import request_settings
+from .tiers import Tier
 
 DOCUMENTS = ("payouts", "checkout")
 SECONDS_PER_REQUEST = 2
@@ -38,12 +40,16 @@ class FuzzSettings:
     check_requirements: dict[str, list[str]]
     operation_requirements: dict[str, list[str]]
     seed: int = SEED
+    phase_tests: int = 1  # the sweeps the run selected (suites/fuzz/conftest.py): max_requests' split
 
     @classmethod
     def load(cls, path: Path, overrides: Mapping[str, Any] | None = None, *, budget: int | None = None,
-             max_requests: int | None = None, seed: int | None = None) -> FuzzSettings:
-        """fuzz.yaml, the target's ``profile.fuzz`` overrides, then the command line."""
+             max_requests: int | None = None, seed: int | None = None, tier: Tier | None = None) -> FuzzSettings:
+        """fuzz.yaml, the target's ``profile.fuzz`` overrides, the tier's fuzz budget, then the command line."""
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if tier is not None:
+            data = {**data, "max_requests": tier.fuzz_requests,
+                    **({"examples_per_operation": tier.fuzz_examples} if tier.fuzz_examples is not None else {})}
         if overrides:
             data = _contract.deep_merge(data, overrides)
         include = data.get("include_operations") or {}
@@ -69,6 +75,11 @@ class FuzzSettings:
     def process_cap(self, workers: int) -> int:
         """This process's share of ``max_requests`` (0: no cap) when the run has ``workers`` processes."""
         return -(-self.max_requests // max(workers, 1)) if self.max_requests else 0
+
+    def operation_cap(self) -> int:
+        """Requests one test of the phase may send (0: no cap): its even share of ``max_requests``, so that a
+        small budget still reaches every operation instead of the first ones alone."""
+        return -(-self.max_requests // max(self.phase_tests, 1)) if self.max_requests else 0
 
     def operations(self, doc: str, available: Iterable[str]) -> list[str]:
         """The operation ids of ``doc`` to fuzz, in the document's order."""

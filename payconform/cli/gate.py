@@ -22,11 +22,13 @@ def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: i
     try:
         results = _baseline.read_results(report_dir)
         entries = _baseline.load(ns.baseline) if ns.baseline else None
+        tier = _baseline.load_tier(ns.baseline) if ns.baseline else None
     except _baseline.BaselineError as exc:
         print(f"payconform: {exc}", file=sys.stderr)
         return 3
     contract = Contract.load(profile_overrides=target.profile)
-    gated = _baseline.apply(results, entries, contract, ns.baseline, warnings_as_errors=ns.warnings_as_errors)
+    gated = _baseline.apply(results, entries, contract, ns.baseline, warnings_as_errors=ns.warnings_as_errors,
+                             tier=tier)
     write_json(report_dir / "results.json", gated)
     write_report(report_dir, gated, contract, Redactor(target.secrets()))
     gate = gated["gate"]

@@ -7,6 +7,7 @@ import argparse
 from .. import __version__
 from ..receiver import cli as receiver_cli
 from ..target import CREDENTIAL_NAMES, option_name
+from ..tiers import TIERS
 
 DEFAULT_WORKERS = "2"
 DEFAULT_BASELINE = "payconform-baseline.yaml"
@@ -55,13 +56,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-dir", metavar="DIR", help="report directory (default reports/<UTC timestamp>)")
     run.add_argument("--run-slow", action="store_true", help="also run tests that wait in real time")
     run.add_argument("--select", metavar="EXPR",
-                     help="comma-separated requirement id globs (IDEM-*) or part slugs (authentication); "
-                          "passed to pytest's --select")
+                     help="comma-separated requirement id globs (IDEM-*), part slugs (authentication) or test name "
+                          "globs (test_links_walk); passed to pytest's --select")
     run.add_argument("--fuzz-budget", type=int, metavar="N",
                      help="fuzz phase: generated requests per operation (default 5, about a minute against the "
                           "reference); raise it for a deeper, longer run")
+    run.add_argument("--no-fuzz", dest="fuzz_budget", action="store_const", const=0,
+                     help="no fuzz phase (the same as --fuzz-budget 0)")
     run.add_argument("--fuzz-max-requests", type=int, metavar="N",
-                     help="fuzz phase: at most N requests in all (default 10000; 0: no cap)")
+                     help="fuzz phase: at most N requests in all, split evenly over its operations (default: the "
+                          "tier's share of the run's budget, 2500 for full; 0: no cap)")
+    run.add_argument("--tier", choices=list(TIERS),
+                     help="smoke: the tests marked smoke, which touch every part and every catalog row in at most "
+                          "300 requests (the pull-request gate); full: every test (default); deep: full with "
+                          "--run-slow and a larger fuzz phase")
     run.add_argument("--fuzz-seed", type=int, metavar="N",
                      help="fuzz phase: seed of the generated cases (default: a fixed seed, printed in the run's "
                           "header and in every fuzz failure)")

@@ -14,31 +14,52 @@ def cmd_baseline(ns: argparse.Namespace) -> int:
         print("payconform: usage: payconform baseline update --from REPORT_DIR [--out FILE]", file=sys.stderr)
         return 2
     try:
-        entries = _baseline.entries_from_results(_baseline.read_results(ns.source), ns.reason)
+        results = _baseline.read_results(ns.source)
+        entries = _baseline.entries_from_results(results, ns.reason)
     except _baseline.BaselineError as exc:
         print(f"payconform: {exc}", file=sys.stderr)
         return 2
-    path = _baseline.dump(entries, ns.out)
+    tier = _baseline.run_tier(results)
+    path = _baseline.dump(entries, ns.out, tier=tier)
     fails = sum(1 for e in entries if e.expect == "failed")
-    print(f"baseline written to {path}: {fails} expected failures, {len(entries) - fails} expected skips")
+    print(f"baseline written to {path} (tier {tier}): {fails} expected failures, "
+          f"{len(entries) - fails} expected skips")
     return 0
 
 
 def cmd_report(ns: argparse.Namespace) -> int:
     """Print what changed verdict between two runs; 1 when anything did."""
-    from ..baseline import BaselineError, read_results
+    from ..baseline import BaselineError, read_results, run_tier
     from ..results import diff
 
     if ns.report_command != "diff":
         print("payconform: usage: payconform report diff A B", file=sys.stderr)
         return 2
     try:
-        changes = diff(read_results(ns.old), read_results(ns.new))
+        old, new = read_results(ns.old), read_results(ns.new)
     except BaselineError as exc:
         print(f"payconform: {exc}", file=sys.stderr)
         return 2
+    if run_tier(old) != run_tier(new):
+        print(f"runs of different tiers (A: {run_tier(old)}, B: {run_tier(new)}): comparing only the tests both "
+              "ran and the requirements they check")
+        old, new = _common(old, new), _common(new, old)
+    changes = diff(old, new)
     for key in ("requirements", "tests"):
         print(f"{key}: {len(changes[key])} changed verdict")
         for c in changes[key]:
             print(f"  {c['id']}: {c['old'] or '(absent)'} -> {c['new'] or '(absent)'}")
     return 1 if changes["requirements"] or changes["tests"] else 0
+
+
+def _common(results: dict, other: dict) -> dict:
+    """``results`` narrowed to the tests ``other`` ran too, with the verdicts of the requirements those tests
+    check judged on them alone (a test only the larger tier ran changes no requirement's verdict)."""
+    from ..contract import run_contract
+    from ..results import requirement_rows
+
+    ran = {t["nodeid"] for t in other.get("tests") or []}
+    tests = [t for t in results.get("tests") or [] if t["nodeid"] in ran]
+    checked = {r for t in tests for r in t.get("requirements") or []}
+    rows = requirement_rows(run_contract(), tests)
+    return {**results, "tests": tests, "requirements": [r for r in rows if r.get("id") in checked]}

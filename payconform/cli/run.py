@@ -42,6 +42,8 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
                "-p", "no:benchmark"]
         if ns.select:
             cmd += ["--select", ns.select]
+        if ns.tier:
+            cmd += ["--tier", ns.tier]
         proc = subprocess.run(cmd + extra, env=dict(os.environ, **{ENV_VAR: str(out)}), check=False,
                               capture_output=True, text=True)
         if not out.exists():
@@ -162,6 +164,8 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             cmd.append("--run-slow")
         if ns.select:
             cmd += ["--select", ns.select]
+        if ns.tier:
+            cmd += ["--tier", ns.tier]
         for flag, value in (("--fuzz-budget", ns.fuzz_budget), ("--fuzz-max-requests", ns.fuzz_max_requests),
                             ("--fuzz-seed", ns.fuzz_seed)):
             if value is not None:

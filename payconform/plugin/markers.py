@@ -1,19 +1,22 @@
 """The ``req`` and ``needs`` markers: which tests are conformance tests, what they check, what they need.
 
 A conformance test is a test below a ``suites/`` directory; it must name known requirement ids (its module
-fails to collect otherwise), ``--select`` keeps the tests of the requirements or parts it names, and a test
-whose ``needs`` the target cannot meet skips with the reason the report counts.
+fails to collect otherwise), ``--select`` keeps the tests of the requirements, parts or names it gives
+(``selected``), ``--tier smoke`` keeps the tests marked ``smoke``, and a test whose ``needs`` the target cannot
+meet skips with the reason the report counts.
 """
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 
 import pytest
 
 from .. import paths as _paths
-from ..contract import run_contract
+from ..contract import Contract, run_contract
 from ..target import CREDENTIAL_NAMES
+from ..tiers import SMOKE_MARKER
 from .options import DEFAULT_TIMEOUT
 from .session import NO_TARGET, PayconformState, get_state
 
@@ -60,10 +63,41 @@ def needs(item: pytest.Item) -> list[str]:
     return _marker_values(item, "needs")
 
 
+def in_tier(item: pytest.Item, marker: str) -> bool:
+    """Whether a tier that runs the tests marked ``marker`` runs ``item``: ``@pytest.mark.smoke`` takes every
+    case of a test, ``@pytest.mark.smoke(ids=[...])`` the parametrized cases with those ids (a representative
+    row set of a table-driven test, the other rows being checked by other tests of the tier)."""
+    mark = item.get_closest_marker(marker)
+    if mark is None:
+        return False
+    ids = mark.kwargs.get("ids")
+    callspec = getattr(item, "callspec", None)
+    return not ids or (callspec is not None and callspec.id in ids)
+
+
+def selected(item: pytest.Item, contract: Contract, patterns: list[str]) -> bool:
+    """Whether ``--select`` keeps a conformance test: a pattern is a requirement id glob, a part slug (the part
+    of a requirement it names, or its folder) or a test name glob (``test_links_walk``, ``test_x[*]``). A
+    ``sweep`` test (the fuzz phase) checks cross-cutting requirements on every answer: a part slug selects it
+    only by its own folder, so ``--select conventions`` does not pull in the fuzz phase."""
+    names = (item.name, getattr(item, "originalname", item.name))
+    if any(fnmatch.fnmatchcase(name, pat.replace("[", "[[]")) for name in names for pat in patterns):
+        return True
+    if item.get_closest_marker("sweep") is not None:
+        return contract.matches(requirement_ids(item), patterns, extra_parts=[item.path.parent.name],
+                                id_parts=False)
+    return contract.matches(requirement_ids(item), patterns, extra_parts=[item.path.parent.name])
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "req(*ids): requirement ids from contract/requirements.yaml that this test checks")
     config.addinivalue_line("markers", "needs(*what): what the test needs beyond the api key "
                                        "(operator, clock, real_time, read_only_key, ...)")
+    config.addinivalue_line("markers", f"{SMOKE_MARKER}(ids=None): runs in the smoke tier (--tier smoke, the "
+                                       "pull-request gate); ids: only these parametrized cases")
+    config.addinivalue_line("markers", "sweep: checks its requirements on every answer of a sweep over the contract "
+                                       "(the fuzz phase); --select picks it by name, requirement id or its own part, "
+                                       "never by the parts of the requirements it checks along the way")
 
 
 @pytest.hookimpl(wrapper=True)
@@ -96,12 +130,14 @@ def pytest_make_collect_report(collector: pytest.Collector):
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     state = get_state(config)
     state.suite_items = sum(1 for i in items if is_suite_path(i.path, config))
-    if state.select:
+    marker = state.tier.marker
+    if state.select or marker:
         contract = run_contract()
         keep, drop = [], []
         for item in items:
-            if not is_suite_path(item.path, config) or contract.matches(
-                    requirement_ids(item), state.select, extra_parts=[item.path.parent.name]):
+            if not is_suite_path(item.path, config) or (
+                    (not marker or in_tier(item, marker))
+                    and (not state.select or selected(item, contract, state.select))):
                 keep.append(item)
             else:
                 drop.append(item)

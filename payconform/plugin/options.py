@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ..target import CREDENTIAL_NAMES, flag_overrides, option_name
+from ..tiers import TIERS
 
 DEFAULT_TIMEOUT = 120  # seconds a conformance test may take unless it or the user says otherwise
 FUZZ_SEED = 20240601  # the fuzz phase's default seed: the same run generates the same cases
@@ -72,20 +73,26 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     g.addoption(*_names("--run-slow"), dest="payconform_run_slow", action="store_true", default=False,
                 help="run tests that wait in real time (needs real_time)")
     g.addoption(*_names("--select"), dest="payconform_select", metavar="EXPR", default=None,
-                help="comma-separated requirement id globs (IDEM-*) or part slugs (authentication); "
-                     "deselects the other conformance tests")
+                help="comma-separated requirement id globs (IDEM-*), part slugs (authentication) or test name "
+                     "globs (test_links_walk); deselects the other conformance tests")
     g.addoption(*_names("--report-dir"), dest="payconform_report_dir", metavar="DIR", default=None,
                 help="where results.json and index.html go (default reports/<UTC timestamp>)")
     g.addoption("--payconform-embedded", dest="payconform_embedded", action="store_true", default=False,
                 help="start the reference server, provision an organization and credentials, run against it")
     g.addoption("--payconform-mutant", dest="payconform_mutant", metavar="NAME", default=None,
                 help="with --payconform-embedded: start the reference server with this mutant")
+    g.addoption(*_names("--tier"), dest="payconform_tier", choices=list(TIERS), default=None,
+                help="smoke (tests marked smoke: every part and catalog row, the pull-request gate), full "
+                     "(every test, the default) or deep (full with --run-slow and a larger fuzz phase)")
     # read by payconform.fuzz (suites/fuzz); defaults in suites/fuzz/fuzz.yaml
     g.addoption(*_names("--fuzz-budget"), dest="payconform_fuzz_budget", metavar="N", type=int, default=None,
                 help="fuzz phase: generated requests per operation (default 5); deeper runs cost more requests")
+    g.addoption(*_names("--no-fuzz"), dest="payconform_fuzz_budget", action="store_const", const=0,
+                help="no fuzz phase (the same as --fuzz-budget 0)")
     g.addoption(*_names("--fuzz-max-requests"), dest="payconform_fuzz_max_requests", metavar="N", type=int, default=None,
-                help="fuzz phase: at most N requests in all (split evenly over the xdist workers); the rest of the "
-                     "fuzz phase is skipped")
+                help="fuzz phase: at most N requests in all (default: the tier's share of the run's budget), "
+                     "split evenly over the operations and over the xdist workers; an operation that used its "
+                     "share stops, the rest of the phase past a worker's share is skipped")
     g.addoption(*_names("--fuzz-seed"), dest="payconform_fuzz_seed", metavar="N", type=int, default=FUZZ_SEED,
                 help=f"fuzz phase: seed of the generated cases (default {FUZZ_SEED}); the same seed, budget and "
                      "target state generate the same cases")

@@ -19,6 +19,7 @@ from .. import contract as _contract
 from .. import pacing as _pacing
 from .. import redact as _redact
 from .. import results as _results
+from .. import tiers as _tiers
 from ..client import Api
 from ..operator import load_operator
 from ..target import Target, TargetConfigError
@@ -60,7 +61,8 @@ class PayconformState:
         self._operator_loaded = False
         self._tmpdir: str | None = None
         self._own_pacing = False
-        self.run_slow = bool(config.getoption("payconform_run_slow"))
+        self.tier = _tiers.tier(config.getoption("payconform_tier", default=None))
+        self.run_slow = bool(config.getoption("payconform_run_slow")) or self.tier.run_slow
         sel = config.getoption("payconform_select")
         self.select = [s.strip() for s in sel.split(",") if s.strip()] if sel else []
         self.suite_items = 0

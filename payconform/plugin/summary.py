@@ -11,6 +11,7 @@ import pytest
 
 from .. import results as _results
 from ..report import write_report
+from ..tiers import floor_seconds
 from .session import STATE, PayconformState
 
 _SKIP_LABELS = {"needs_operator": "needs operator", "needs_clock": "needs clock", "needs_slow": "needs --run-slow"}
@@ -24,7 +25,18 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if state.contract is not None:
         lines.append(f"payconform contract: {state.contract.version}, {len(state.contract.requirements)} requirements")
     lines.append(f"payconform fuzz seed: {config.getoption('payconform_fuzz_seed')} (--fuzz-seed reproduces it)")
+    lines.append(_tier_line(state))
     return lines
+
+
+def _tier_line(state: PayconformState) -> str:
+    """The tier, its request budget and the least time the target's rate limits allow for it."""
+    tier, target = state.tier, state.target
+    assert target is not None
+    keys = len(target.pool) or 1
+    minutes = floor_seconds(tier.request_budget, keys, target.rate_limit, target.ip_rate_limit) / 60
+    return (f"payconform tier: {tier.describe()}; planned about {tier.request_budget} requests, at least "
+            f"{minutes:.1f} min at {target.rate_limit} requests/min with {keys} key{'s' if keys != 1 else ''}")
 
 
 def _results_data(state: PayconformState) -> dict:
@@ -39,6 +51,7 @@ def _results_data(state: PayconformState) -> dict:
         "contract_version": state.contract.version if state.contract is not None else "unknown",
         "pytest_args": args,
         "run_slow": state.run_slow,
+        "tier": state.tier.name,
         "select": state.select,
     }
     return _results.build_results(run=run, tests=state.collector.tests(), contract=state.contract)

@@ -13,6 +13,7 @@ from .._support.products import product_body
 pytestmark = pytest.mark.needs("operator")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("AUTH-ACCOUNT-BLOCKED", "ERR-ACCOUNT-BLOCKED")
 def test_suspended_org_read_is_blocked(fresh_org) -> None:
     """A read in a suspended organization with its own valid key: 403 ACCOUNT_BLOCKED."""

@@ -50,6 +50,7 @@ def test_default_expiry_is_one_year(fresh_org, clock) -> None:
     _expect_expired(org.api, "a key issued without an expiry, 367 days later")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("KEY-EXPIRY-MAX", "KEY-EXPIRY-LIMIT")
 @pytest.mark.needs("operator")
 def test_expiry_is_at_most_two_years(fresh_org, request: pytest.FixtureRequest) -> None:

@@ -32,6 +32,7 @@ def _works(api: Api, credential: str, what: str) -> None:
     expect_status(api.op("getBalance", credential=credential), 200, what)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ROT-SUCCESSOR-DEADLINE", "ROT-KEY-OVERLAP")
 @pytest.mark.needs("operator", "clock")
 def test_api_key_rotation_overlap_and_deadline(fresh_org, operator, clock) -> None:
@@ -74,6 +75,7 @@ def test_signing_key_rotation_overlap_and_deadline(signing_keys, clock, contract
     expect_status(new.api.op("getBalance"), 200, "a read signed with the successor 25 hours after rotation")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ROT-EXPIRED-CANNOT-ROTATE", "ERR-KEY-EXPIRED")
 @pytest.mark.needs("operator")
 def test_expired_api_key_cannot_be_rotated(fresh_org, operator) -> None:

@@ -26,6 +26,7 @@ def _unverified_live(fresh_org) -> tuple[Any, str]:
     return org, org.issue_key(mode="live", scopes=["read", "write"])
 
 
+@pytest.mark.smoke
 @pytest.mark.req("AUTH-LIVE-UNAPPROVED-WRITE", "ERR-LIVE-KEY-ORG-NOT-APPROVED", "AUTH-REFUSED-NOTHING-RAN")
 def test_live_key_write_before_verification_is_refused(fresh_org, contract: Contract, unique) -> None:
     """A recipient create with the live key: 403 LIVE_KEY_ORG_NOT_APPROVED, and no recipient has the external

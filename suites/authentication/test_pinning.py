@@ -25,6 +25,7 @@ def _own_address(target: Target) -> str:
     return local
 
 
+@pytest.mark.smoke
 @pytest.mark.req("AUTH-KEY-IP-PINNED", "ERR-KEY-IP-NOT-ALLOWED", "KEY-PINNING")
 @pytest.mark.needs("pinned_key")
 def test_pinned_key_refused_from_other_address(api_as) -> None:

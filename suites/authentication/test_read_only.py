@@ -55,6 +55,7 @@ def test_read_only_key_cannot_add_method(api: Api, read_only: Api, recipient, co
                                            f"now {after}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("AUTH-READ-ONLY-NO-SPEND", "AUTH-COMMON-403", "ERR-INSUFFICIENT-SCOPE", "AUTH-REFUSED-NOTHING-RAN")
 def test_read_only_key_cannot_update_recipient(api: Api, read_only: Api, recipient, unique) -> None:
     """A PATCH of a recipient's name with a read-only key: 403 INSUFFICIENT_SCOPE, and the name is unchanged."""

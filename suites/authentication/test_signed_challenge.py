@@ -45,6 +45,7 @@ def _challenge(unsigning: Api, req: SignedRequest, key_id: str) -> tuple[Exchang
     return ex, expect_challenge_body(ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("SIGN-CHALLENGE-202", "ERR-SIGNATURE-CHALLENGE", "SIGN-CHALLENGE-NOTHING-RAN")
 @pytest.mark.needs("signing_key")
 def test_unsigned_request_is_challenged_and_nothing_runs(signed_api: Api, api: Api, contract: Contract,
@@ -69,6 +70,7 @@ def test_answered_challenge_runs_the_request_once(signed_api: Api, api: Api, con
     expect_ran_once(api, body, "the answered challenge")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("SIGN-CHALLENGE-SINGLE-USE", "SIGN-CHALLENGE-LIFETIME")
 @pytest.mark.needs("signing_key")
 def test_challenge_is_single_use(signed_api: Api, api: Api, contract: Contract, unique) -> None:

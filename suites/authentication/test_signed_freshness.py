@@ -43,6 +43,7 @@ def test_timestamp_inside_the_window_is_fresh(offset: int, signed_api: Api) -> N
                   f"a read signed with a timestamp {offset:+d} s from now (inside the 5-minute window)")
 
 
+@pytest.mark.smoke(ids=["past"])
 @pytest.mark.req("SIGN-TIMESTAMP-SKEW", "ERR-SIGNATURE-TIMESTAMP-SKEW", "SIGN-TIMESTAMP-WINDOW")
 @pytest.mark.needs("signing_key")
 @pytest.mark.parametrize("offset", [-OUTSIDE, OUTSIDE], ids=["past", "future"])
@@ -76,6 +77,7 @@ def test_window_edges_on_the_server_clock(signing_keys, clock) -> None:
                                                                "server time")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("SIGN-NONCE-ONCE", "ERR-SIGNATURE-REPLAYED", "SIGN-REPLAY-NOT-RUN")
 @pytest.mark.needs("signing_key")
 def test_identical_signed_request_twice_is_replayed(signed_api: Api, contract: Contract, unique) -> None:

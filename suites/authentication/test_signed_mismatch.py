@@ -89,6 +89,7 @@ def test_each_line_perturbed(case: str, signed_api: Api, api: Api, contract: Con
     _refused_and_not_run(ex, invalid_answer, api, body, f"a signature over the lines with {case}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("SIGN-STRING", "ERR-SIGNATURE-INVALID")
 @pytest.mark.needs("signing_key")
 def test_query_string_left_out_of_the_path_line(signed_api: Api, invalid_answer: Answer) -> None:

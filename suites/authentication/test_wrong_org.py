@@ -20,6 +20,7 @@ def _other_org(api: Api) -> str:
     return str(api.other_org_id)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("AUTH-WRONG-ORG-FORBIDDEN", "ERR-FORBIDDEN")
 def test_read_of_other_org_is_forbidden(api: Api) -> None:
     """A read under another organization's id: 403 FORBIDDEN."""

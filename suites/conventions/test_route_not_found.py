@@ -15,6 +15,7 @@ UNKNOWN_ROUTES = [
 ]
 
 
+@pytest.mark.smoke(ids=["under-the-organization"])
 @pytest.mark.req("ERR-ROUTE-NOT-FOUND")
 @pytest.mark.parametrize("template", UNKNOWN_ROUTES)
 def test_unknown_route_is_route_not_found(api: Api, unique: Unique, template: str) -> None:

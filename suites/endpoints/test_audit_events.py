@@ -133,6 +133,7 @@ def test_malformed_instant_is_refused(api: Api, name: str, instant: str) -> None
         expect(names_field(body.get("errors"), name), f"`errors` does not name `{name}`: {body.get('errors')!r}", ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("AUDIT-RETENTION", "AUDIT-RETENTION-LIMIT")
 @pytest.mark.needs("operator", "clock")
 def test_rows_are_retained_five_years(fresh_org, clock, contract: Contract, unique) -> None:

@@ -63,6 +63,7 @@ def test_balances_is_the_sum_of_sources(fresh_org, clock, contract: Contract) ->
     expect(balances == [total], f"`balances` holds {balances}; provider plus wallet is {total}", ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("BAL-CACHE", "BAL-CACHE-LIMIT")
 @pytest.mark.needs("operator", "clock")
 def test_top_up_shows_within_a_minute(fresh_org, clock, contract: Contract) -> None:

@@ -108,6 +108,7 @@ def test_malformed_since_is_refused(api, contract: Contract, since: str) -> None
     expect_error(ex, 400, "VALIDATION_ERROR", f"since={since!r}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("HIST-TOO-LARGE", "HIST-SIZE-LIMIT", "ERR-HISTORY-TOO-LARGE")
 @pytest.mark.needs("operator")
 def test_history_too_large(fresh_org, operator, contract: Contract) -> None:

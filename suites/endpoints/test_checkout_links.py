@@ -86,6 +86,7 @@ def test_failed_publish_on_create_is_201(fresh_org, operator, contract: Contract
            f"the 201 carries publishError {error!r}, not an object with `type`", ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.needs("operator")
 @pytest.mark.req("LINK-PUBLISH-NOT-SET-UP", "ERR-INTERNAL")
 def test_card_payments_not_set_up(fresh_org, operator, contract: Contract, unique) -> None:
@@ -136,6 +137,7 @@ WHILE_PUBLISHING = {
 }
 
 
+@pytest.mark.smoke(ids=["publish"])
 @pytest.mark.needs("operator")
 @pytest.mark.req("LINK-PUBLISH-CONFLICT", "ERR-CONFLICT")
 @pytest.mark.parametrize("second_call", sorted(WHILE_PUBLISHING))

@@ -104,6 +104,7 @@ def test_list_is_newest_first_and_paged(api: Api, contract: Contract, unique) ->
     expect(seen == list(reversed(made)), f"pages list {seen!r}; newest first is {list(reversed(made))!r}", last)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("LIMIT-PAY-DEFAULT", "LIMIT-PAY-INVALID-DEFAULT", "LIMIT-PAY-CLAMP-HIGH")
 def test_limit_defaults_and_clamps(api: Api, contract: Contract, unique) -> None:
     """With 21 payments: no `limit`, `0`, `-5` and `abc` each give a page of 20 with a `nextCursor`;
@@ -177,6 +178,7 @@ def test_scenario_table(api: Api) -> None:
         expect(ending in text, f"the scenario table does not mention the `{ending}` ending", ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.needs("live_key")
 @pytest.mark.req("AUTH-SANDBOX-ONLY-LIVE-REFUSED", "ERR-LIVE-MODE-UNSUPPORTED")
 def test_live_key_on_sandbox_route(api_as, unique) -> None:

@@ -45,6 +45,7 @@ def expect_funded(ex: Exchange, payout_id: str) -> None:
            f"the confirmation answered {ex.json!r}, not payout {payout_id!r}", ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("PAYOUT-REQUIRES-FUNDING", "PAYOUT-T-CREATE")
 @pytest.mark.needs("crypto_key", "profile")
 def test_a_payout_waiting_on_own_funds_says_so(api_as, contract: Contract, unique: Unique) -> None:
@@ -89,6 +90,7 @@ def test_the_hash_must_be_evm_shaped(bad: str | None, api_as, contract: Contract
     expect_funded(confirm(api, payout_id, tx_hash()), payout_id)
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("last_four", [
     pytest.param(tail, id=tail, marks=pytest.mark.req("FUND-SANDBOX-HASH-OUTCOMES", "FUND-CHAIN-CHECKS", req))
     for tail, (_, _, req) in sorted(OUTCOMES.items())])
@@ -104,6 +106,7 @@ def test_sandbox_refusals_leave_the_payout_fundable(last_four: str, api_as, cont
     expect_funded(confirm(api, payout_id, tx_hash()), payout_id)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("FUND-ALREADY-USED", "ERR-FUNDING-TRANSACTION-ALREADY-USED", "FUND-SANDBOX-REUSE")
 @pytest.mark.needs("crypto_key", "profile")
 def test_one_transfer_funds_one_payout(api_as, contract: Contract, unique: Unique) -> None:
@@ -121,6 +124,7 @@ def test_one_transfer_funds_one_payout(api_as, contract: Contract, unique: Uniqu
     expect_funded(confirm(api, second, tx_hash()), second)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-FUNDING-NOT-APPLICABLE")
 @pytest.mark.needs("profile")
 def test_a_balance_funded_payout_takes_no_funding(api, contract: Contract, unique: Unique) -> None:
@@ -130,6 +134,7 @@ def test_a_balance_funded_payout_takes_no_funding(api, contract: Contract, uniqu
                  "funding a payout that settles from the balance")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-PAYOUT-NOT-FUNDABLE", "FUND-ERRORS")
 @pytest.mark.needs("crypto_key", "profile")
 def test_a_canceled_payout_is_not_fundable(api_as, contract: Contract, unique: Unique) -> None:

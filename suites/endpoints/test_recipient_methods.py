@@ -82,6 +82,7 @@ def test_add_method_deleted_recipient_is_404(api: Api, contract: Contract, uniqu
     expect_error_body(ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("RCP-BANK-ACCOUNT-ALREADY-LINKED", "ERR-BANK-ACCOUNT-ALREADY-LINKED", "ERRBODY-EXISTING-IDS")
 def test_account_already_on_another_recipient(api: Api, contract: Contract, unique) -> None:
     """The account of recipient A added to recipient B: 409 BANK_ACCOUNT_ALREADY_LINKED with
@@ -132,6 +133,7 @@ def test_delete_method_of_unknown_recipient_is_404(api: Api, contract: Contract,
     expect(method_id in method_ids(read_recipient(api, created["id"])), "the method went with a refused DELETE", ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("RCP-DELETE-METHOD-NOT-PAYABLE", "ERR-DESTINATION-ACCOUNT-NOT-FOUND")
 def test_deleted_method_is_not_payable(api: Api, contract: Contract, unique) -> None:
     """A method's `destinationAccountId` is payable, and once the method is deleted a payout to it answers

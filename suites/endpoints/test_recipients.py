@@ -40,6 +40,7 @@ def test_created_recipient_reads_back(api: Api, contract: Contract, unique) -> N
            f"the recipient was created with one payment method; `paymentMethods` reads {methods!r}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("RCP-READ", "ERR-NOT-FOUND")
 def test_read_unknown_recipient_is_404(api: Api, unique) -> None:
     """GET /{recipientId} of an id that names no recipient: 404 NOT_FOUND ("No such payout, recipient or other id")."""
@@ -174,6 +175,7 @@ def test_delete_unknown_recipient_is_404(api: Api, unique) -> None:
     expect_error(api.op("deleteBeneficiary", recipientId=unique("rcp-none")), 404, "NOT_FOUND")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("RCP-EXTERNAL-ID-CONFLICT", "ERR-BENEFICIARY-EXTERNAL-ID-CONFLICT")
 def test_external_id_naming_other_account_conflicts(api: Api, contract: Contract, unique) -> None:
     """Creating with an `externalId` that names a recipient with other account details: 409

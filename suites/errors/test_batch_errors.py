@@ -21,6 +21,7 @@ from .._support.profile import items, success
 from .._support.types import Unique
 
 
+@pytest.mark.smoke(ids=["listPayoutBatchItems"])
 @pytest.mark.req("ERR-BATCH-NOT-FOUND")
 @pytest.mark.parametrize("op_id", ["getPayoutBatch", "listPayoutBatchItems", "confirmPayoutBatch"])
 def test_an_unknown_run_is_batch_not_found(api: Api, unique: Unique, op_id: str) -> None:
@@ -29,6 +30,7 @@ def test_an_unknown_run_is_batch_not_found(api: Api, unique: Unique, op_id: str)
                  f"{op_id} of a run that does not exist")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-PAYOUT-BATCH-DUPLICATE-REFERENCE", "ERRBODY-ORIGINAL-BATCH-ID", "BATCH-EXTERNAL-REFERENCE")
 @pytest.mark.needs("profile")
 def test_a_taken_external_reference_names_the_original_run(api: Api, contract: Contract, unique: Unique) -> None:
@@ -42,6 +44,7 @@ def test_a_taken_external_reference_names_the_original_run(api: Api, contract: C
            f"originalBatchId is {body.get('originalBatchId')!r}, the first run is {first.id!r}", ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-MASS-PAYOUTS-DISABLED")
 @pytest.mark.needs("operator", "profile")
 def test_an_organization_that_opted_out_cannot_submit(fresh_org, operator, contract: Contract,
@@ -57,6 +60,7 @@ def test_an_organization_that_opted_out_cannot_submit(fresh_org, operator, contr
     expect(not items(contract, "listPayoutBatches", listed), "a refused run was recorded anyway", listed)
 
 
+@pytest.mark.smoke(ids=["undecided"])
 @pytest.mark.req("ERR-PAYOUT-BATCH-AWAITING-APPROVAL", "ERRBODY-APPROVAL-ID")
 @pytest.mark.needs("operator", "clock", "profile")
 @pytest.mark.parametrize("decision", ["undecided", "rejected"])

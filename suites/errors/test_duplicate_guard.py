@@ -47,6 +47,7 @@ def _expect_paid(api: Api, contract: Contract, original: Original, count: int, a
                                 f"expected {count}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("DUP-DETECTED", "ERR-DUPLICATE-REQUEST-DETECTED", "ERRBODY-ORIGINAL-KEY", "DUP-ORIGINAL-PAYOUT")
 def test_identical_body_under_a_new_key_is_refused(api: Api, contract: Contract, unique: Unique) -> None:
     """409 DUPLICATE_REQUEST_DETECTED naming the original key and payout; no second payout."""
@@ -104,6 +105,7 @@ def test_other_allow_duplicate_values_never_pay_twice(api: Api, contract: Contra
     _expect_paid(api, contract, original, 1, f"after duplicates with X-Allow-Duplicate {', '.join(OTHER_VALUES)}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("DUP-WINDOW", "DUP-DETECTED")
 @pytest.mark.needs("operator", "clock")
 def test_the_guard_lasts_15_minutes(fresh_org, clock, contract: Contract, unique: Unique) -> None:

@@ -63,6 +63,7 @@ def test_internal_error_releases_the_key(fresh_org, operator, contract: Contract
     expect(len(made) == 1, f"{len(made)} products named {payload['name']!r} exist after the retry", again)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("IDEM-IN-PROGRESS", "ERR-IDEMPOTENCY-KEY-REQUEST-IN-PROGRESS")
 @pytest.mark.needs("operator")
 def test_identical_request_while_the_first_runs(fresh_org, operator, contract: Contract, unique: Unique) -> None:
@@ -80,6 +81,7 @@ def test_identical_request_while_the_first_runs(fresh_org, operator, contract: C
                            "under one key")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("IDEM-UNAVAILABLE", "ERR-IDEMPOTENCY-UNAVAILABLE")
 @pytest.mark.needs("operator")
 def test_key_store_unavailable_executes_nothing(fresh_org, operator, contract: Contract, unique: Unique) -> None:
@@ -95,6 +97,7 @@ def test_key_store_unavailable_executes_nothing(fresh_org, operator, contract: C
                   success(contract, "createCheckoutProduct"), "retry as is: the same request and key, resent, runs")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("IDEM-OUTCOME-UNKNOWN", "ERR-PAYOUT-OUTCOME-UNKNOWN")
 @pytest.mark.needs("operator")
 def test_outcome_unknown_keeps_the_key(fresh_org, operator, contract: Contract, unique: Unique) -> None:

@@ -45,6 +45,7 @@ def test_same_key_and_body_replays_the_stored_payout(api: Api, contract: Contrac
                             "its replay; the replay must not pay again")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("IDEM-CONFLICT", "ERR-IDEMPOTENCY-KEY-CONFLICT")
 def test_same_key_with_another_body_conflicts(api: Api, contract: Contract, unique: Unique) -> None:
     """The second body answers 409 IDEMPOTENCY_KEY_CONFLICT and does not run: its name stays free."""

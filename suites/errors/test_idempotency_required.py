@@ -52,6 +52,7 @@ def _required_routes() -> list[str]:
     return [op for op in SETUPS if (operations.get(op) or {}).get("idempotency") == "required"]
 
 
+@pytest.mark.smoke(ids=["fundSandbox"])
 @pytest.mark.req("IDEM-REQUIRED", "IDEM-REQUIRED-ROUTES", "ERR-IDEMPOTENCY-KEY-REQUIRED")
 @pytest.mark.parametrize("op_id", _required_routes())
 def test_missing_key_is_refused(api: Api, contract: Contract, unique: Unique, op_id: str) -> None:

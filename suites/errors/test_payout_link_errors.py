@@ -79,6 +79,7 @@ def test_expired_forged_unknown_and_spent_links_answer_alike(fresh_org, clock, a
     expect_second_submit(again, original["payoutId"], success(contract, "submitPayoutLink"))
 
 
+@pytest.mark.smoke
 @pytest.mark.req("PLINK-UNUSABLE", "ERR-PAYOUT-LINK-UNUSABLE")
 @pytest.mark.needs("operator", "profile")
 def test_a_link_failed_at_execution_is_unusable(fresh_org, anon: Api, contract: Contract, unique: Unique) -> None:
@@ -106,6 +107,7 @@ def test_a_link_over_the_approval_threshold_is_refused(api: Api, anon: Api, cont
     nothing_sent(api, contract, link, "the submit answered USE_POST_PAYOUTS")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("PLINK-UNAVAILABLE", "ERR-PAYOUT-LINKS-UNAVAILABLE")
 @pytest.mark.needs("operator", "profile")
 def test_unconfigured_links_are_unavailable(fresh_org, operator, anon: Api, contract: Contract,

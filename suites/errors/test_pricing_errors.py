@@ -42,6 +42,7 @@ def corridor_destination(api: Api, contract: Contract, unique: Unique, corridor:
     return scenario_destination(api, contract, unique, method=method_body(contract, corridor))
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-RATE-DRIFT-EXCEEDED")
 @pytest.mark.needs("profile")
 def test_a_quote_short_of_expect_destination_is_refused(api, contract: Contract, unique: Unique) -> None:
@@ -57,6 +58,7 @@ def test_a_quote_short_of_expect_destination_is_refused(api, contract: Contract,
                   "the same quote, expecting what it delivers")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-QUOTE-UNVERIFIABLE")
 @pytest.mark.needs("profile")
 def test_a_tampered_quote_is_unverifiable(api, contract: Contract, unique: Unique) -> None:
@@ -71,6 +73,7 @@ def test_a_tampered_quote_is_unverifiable(api, contract: Contract, unique: Uniqu
     expect_nothing_sent(api, contract, reference)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-QUOTE-NOT-POSITIVE")
 @pytest.mark.needs("profile")
 def test_nothing_would_arrive_after_fees(api, contract: Contract, unique: Unique) -> None:
@@ -81,6 +84,7 @@ def test_nothing_would_arrive_after_fees(api, contract: Contract, unique: Unique
     expect_error(ex, 400, "QUOTE_NOT_POSITIVE", f"pricing {case['sourceAmount']}, which the fee eats")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-EXACT-OUTPUT-UNSUPPORTED")
 @pytest.mark.needs("profile")
 def test_exact_output_follows_the_capability(api, contract: Contract, unique: Unique) -> None:
@@ -102,6 +106,7 @@ def test_exact_output_follows_the_capability(api, contract: Contract, unique: Un
                          "EXACT_OUTPUT_UNSUPPORTED", f"an exact receiving amount in {row['currency']}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-INDICATIVE-PRICING-UNAVAILABLE")
 @pytest.mark.needs("profile")
 def test_indicative_pricing_follows_the_capability(api, contract: Contract) -> None:
@@ -120,6 +125,7 @@ def test_indicative_pricing_follows_the_capability(api, contract: Contract) -> N
             expect_error(ex, 400, "INDICATIVE_PRICING_UNAVAILABLE", f"an indicative quote to {row['currency']}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-BAD-REQUEST")
 @pytest.mark.needs("operator", "clock", "profile")
 def test_an_expired_quote_is_a_bad_request(fresh_org, clock, contract: Contract, unique: Unique) -> None:
@@ -134,6 +140,7 @@ def test_an_expired_quote_is_a_bad_request(fresh_org, clock, contract: Contract,
     expect_nothing_sent(org.api, contract, reference)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-USE-POST-PAYOUTS")
 @pytest.mark.needs("operator", "profile")
 def test_a_send_an_approval_applies_to_is_refused(fresh_org, contract: Contract, unique: Unique) -> None:

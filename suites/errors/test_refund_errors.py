@@ -80,6 +80,7 @@ def test_omitted_amount_refunds_the_rest(api: Api, api_as, contract: Contract, u
     expect(after.get("status") != "paid", f"refunded in full but still {after.get('status')!r}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-REFUND-EXCEEDS-REMAINING", "REFUND-MAX-REMAINING", "REFUND-REFUSAL-NO-MONEY")
 def test_more_than_remaining(api: Api, api_as, contract: Contract, unique) -> None:
     """One unit more than `amountBase - refundedBase`: 400 REFUND_EXCEEDS_REMAINING, money unchanged;
@@ -94,6 +95,7 @@ def test_more_than_remaining(api: Api, api_as, contract: Contract, unique) -> No
     _refunded(refund(refunds, contract, paid["id"], "10000"), contract, "refunding exactly the remainder")
 
 
+@pytest.mark.smoke(ids=["pending"])
 @pytest.mark.req("ERR-REFUND-NOT-ALLOWED", "REFUND-REFUSAL-NO-MONEY")
 @pytest.mark.parametrize("case", ["pending", "refunded in full", "charged back", "failed"])
 def test_refund_not_allowed(case: str, api: Api, api_as, contract: Contract, unique) -> None:
@@ -111,6 +113,7 @@ def test_refund_not_allowed(case: str, api: Api, api_as, contract: Contract, uni
     _unchanged(api, contract, link_id, before, ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.needs("operator")
 @pytest.mark.req("ERR-REFUND-DISPUTED", "REFUND-REFUSAL-NO-MONEY")
 def test_refund_of_disputed_payment(fresh_org, operator, contract: Contract, unique) -> None:
@@ -125,6 +128,7 @@ def test_refund_of_disputed_payment(fresh_org, operator, contract: Contract, uni
     _unchanged(org.api, contract, link_id, before, ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.needs("operator")
 @pytest.mark.req("ERR-REFUND-IN-PROGRESS", "REFUND-REFUSAL-NO-MONEY")
 def test_one_refund_at_a_time(fresh_org, operator, contract: Contract, unique) -> None:
@@ -144,6 +148,7 @@ def test_one_refund_at_a_time(fresh_org, operator, contract: Contract, unique) -
            " refund (1000) may be recorded", second)
 
 
+@pytest.mark.smoke
 @pytest.mark.needs("operator")
 @pytest.mark.req("ERR-REFUND-OUTCOME-UNKNOWN", "REFUND-ERROR-TYPES")
 def test_refund_outcome_unknown(fresh_org, operator, contract: Contract, unique) -> None:

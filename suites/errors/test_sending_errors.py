@@ -30,6 +30,7 @@ from .._support.recipients import add_method_body, create_recipient, method_ids,
 from .._support.types import Unique
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ORDER-UNAVAILABLE", "ERR-ORDERS-TEMPORARILY-UNAVAILABLE")
 @pytest.mark.needs("operator", "profile")
 def test_a_failed_network_read_is_503_never_a_partial_list(fresh_org, operator, contract: Contract,
@@ -46,6 +47,7 @@ def test_a_failed_network_read_is_503_never_a_partial_list(fresh_org, operator, 
     expect(found == [payout_id], f"resent as is, the lookup finds {found}, not [{payout_id!r}]")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("AUTH-CRYPTO-DISABLED", "ERR-CRYPTO-PAYOUTS-DISABLED")
 @pytest.mark.needs("profile")
 def test_a_key_without_crypto_payouts_cannot_pay_crypto(api, contract: Contract, unique: Unique) -> None:
@@ -66,6 +68,7 @@ def test_a_crypto_payouts_key_pays_a_crypto_recipient(api_as, contract: Contract
     expect_status(ex, success(contract, "createPayout"), "a crypto payout with a crypto_payouts key")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-INSUFFICIENT-BALANCE")
 @pytest.mark.needs("operator", "profile")
 def test_a_payout_above_the_balance_is_refused(fresh_org, contract: Contract, unique: Unique) -> None:
@@ -83,6 +86,7 @@ def refusals(contract: Contract) -> dict:
     return contract.profile["sandbox"]["network_refusals"]
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-PROVIDER-REJECTED")
 @pytest.mark.needs("profile")
 def test_below_the_corridor_minimum_the_network_refuses(api, contract: Contract, unique: Unique) -> None:
@@ -95,6 +99,7 @@ def test_below_the_corridor_minimum_the_network_refuses(api, contract: Contract,
     expect(not payouts_with_reference(api, contract, body["reference"]), "the refused payout was sent")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-PAYOUT-LIMIT-EXCEEDED")
 @pytest.mark.needs("operator", "profile")
 def test_over_the_single_payout_limit(fresh_org, operator, contract: Contract, unique: Unique) -> None:
@@ -113,6 +118,7 @@ def test_over_the_single_payout_limit(fresh_org, operator, contract: Contract, u
     expect(not payouts_with_reference(org.api, contract, body["reference"]), "the refused payout was sent")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-PAYOUT-REFUSED")
 @pytest.mark.needs("profile")
 def test_a_refused_recipient_is_refused_for_good(api, contract: Contract, unique: Unique) -> None:
@@ -127,6 +133,7 @@ def test_a_refused_recipient_is_refused_for_good(api, contract: Contract, unique
         expect(not payouts_with_reference(api, contract, body["reference"]), "the refused payout was sent")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-WALLET-NOT-PROVISIONED")
 @pytest.mark.needs("operator", "profile")
 def test_no_wallet_no_wallet_payout(fresh_org, contract: Contract, unique: Unique) -> None:
@@ -140,6 +147,7 @@ def test_no_wallet_no_wallet_payout(fresh_org, contract: Contract, unique: Uniqu
     expect(not payouts_with_reference(org.api, contract, body["reference"]), "the refused payout was sent")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("ERR-PAYOUT-ACCOUNT-PROVIDER-UNAVAILABLE", "RCP-ADD-METHOD-PROVIDER-UNAVAILABLE")
 @pytest.mark.needs("operator")
 def test_provider_registration_unavailable_saves_nothing(fresh_org, operator, contract: Contract,

@@ -34,6 +34,7 @@ def _types(events: list[dict[str, Any]]) -> list[str]:
     return [str(e.get("type")) for e in events]
 
 
+@pytest.mark.smoke
 @pytest.mark.req("EVT-BATCH-AWAITING-CONFIRMATION")
 @pytest.mark.needs("operator", "clock", "profile")
 def test_awaiting_confirmation_is_announced(fresh_org, clock, contract: Contract, unique: Unique) -> None:
@@ -50,6 +51,7 @@ def test_awaiting_confirmation_is_announced(fresh_org, clock, contract: Contract
            f"a run awaiting confirmation has events {seen}, expected one payout_batch.awaiting_confirmation")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("EVT-BATCH-COMPLETED", "BATCH-COMPLETED-COUNTS", "BATCH-EVENTS")
 @pytest.mark.needs("operator", "clock", "profile")
 def test_a_completed_run_announces_counts_and_each_line_its_payout(fresh_org, clock, contract: Contract,
@@ -77,6 +79,7 @@ def test_a_completed_run_announces_counts_and_each_line_its_payout(fresh_org, cl
     expect(not silent, f"payouts created from the run's lines have no payout.* event: {sorted(map(str, silent))}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("EVT-BATCH-CANCELED", "BATCH-T-CANCEL")
 @pytest.mark.needs("operator", "clock", "profile")
 def test_a_canceled_run_is_announced(fresh_org, clock, contract: Contract, unique: Unique) -> None:
@@ -90,6 +93,7 @@ def test_a_canceled_run_is_announced(fresh_org, clock, contract: Contract, uniqu
     expect(not paid(org.api, contract, run), "the canceled run created payouts")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("EVT-BATCH-FAILED")
 @pytest.mark.needs("operator", "clock", "profile")
 def test_a_broken_run_is_announced(fresh_org, operator, clock, contract: Contract, unique: Unique) -> None:

@@ -63,6 +63,7 @@ def test_signature_verifies_over_the_raw_body(pending: Pending) -> None:
     verified(pending.delivery, pending.secret)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("EVT-HEADER-TIMESTAMP")
 @pytest.mark.needs(*NEEDS)
 def test_timestamp_is_integer_seconds_within_five_minutes(pending: Pending) -> None:

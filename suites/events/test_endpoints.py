@@ -82,6 +82,7 @@ def test_management_routes_refuse_an_api_key(api, contract: Contract, webhook_re
            f"{op_id} refused with an API key still changed the endpoints")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("WH-SBX-DEVELOPER-DISABLED", "ERR-DEVELOPER-FEATURE-DISABLED")
 @pytest.mark.needs("api_key", "operator")
 def test_deliveries_refused_without_developer_tools(fresh_org, operator, contract: Contract,

@@ -43,6 +43,13 @@ def _delivered(stage: Stage, subject: Subject, ids: set[str]) -> dict[str, dict[
     return {body["id"]: body for body in (parsed(d) for d in seen if subject.delivered(d))}
 
 
+@pytest.mark.smoke(ids=[
+    "payout_approval.rejected", "payout_approval.pending", "payout_approval.expired",
+    "payout_approval.execution_failed", "payout.returned", "payout.failed", "checkout_payment.refunded",
+    "checkout_payment.partially_refunded", "payout_approval.executed", "payout_approval.approved",
+    "payout.processing", "payout.pending", "payout.completed", "payout.canceled", "checkout_payment.paid",
+    "checkout_payment.reversed", "checkout_payment.failed"
+])
 @pytest.mark.req("EVT-TYPES-22", "EVT-TYPE")
 @pytest.mark.parametrize("row", _cases())
 def test_event_type_is_delivered_and_fed(row: dict[str, Any], stage: Stage) -> None:

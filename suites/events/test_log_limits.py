@@ -17,6 +17,7 @@ from .._support.profile import success
 LOG = 50
 
 
+@pytest.mark.smoke
 @pytest.mark.req("WH-DELIVERY-LOG-LIMIT")
 @pytest.mark.needs("api_key", "webhook_receiver", "profile")
 def test_delivery_log_holds_the_50_newest(stage: Stage) -> None:

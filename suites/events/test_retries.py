@@ -111,6 +111,7 @@ def test_failed_attempts_are_retried_within_the_jitter_band(timeline: Timeline, 
     expect(len(after) == len(done), f"after a 2xx the event was sent {len(after) - len(done)} more time(s)")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("WH-RETRY-SCHEDULE", "WH-RETRY-SCHEDULE-ALT")
 @pytest.mark.needs(*NEEDS)
 def test_every_retry_gap_fits_a_described_schedule(timeline: Timeline, unique) -> None:
@@ -201,6 +202,7 @@ def test_bulk_replay_requeues_failed_deliveries(timeline: Timeline, operator, un
                f"payout {payout_id}: the bulk replay was not re-sent with the same whk-id")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("WH-ROTATE-SECRET", "EVT-HEADER-SIGNATURE", "ROT-WEBHOOK-SECRET-OVERLAP")
 @pytest.mark.needs(*NEEDS)
 def test_rotation_signs_with_both_secrets_for_24_hours(timeline: Timeline, operator, unique) -> None:
@@ -225,6 +227,7 @@ def test_rotation_signs_with_both_secrets_for_24_hours(timeline: Timeline, opera
                now=time.time())
 
 
+@pytest.mark.smoke
 @pytest.mark.req("WH-AUTO-DISABLE", "EVT-ENDPOINT-DISABLED", "WH-DISABLED-EVENT-OTHERS",
                  "WH-DISABLED-EVENTS-RECORDED", "WH-RESUME-CLEARS-HEALTH", "WH-ENABLED")
 @pytest.mark.needs(*NEEDS)

@@ -55,6 +55,7 @@ def test_checkout_events_reach_only_endpoints_that_opted_in(stage: Stage, webhoo
     expect(paid["id"] in by_id(feed(stage.api, since=since)), "the feed without a `type` filter lacks the paid event")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("EVT-BACKFILL")
 @pytest.mark.needs(*NEEDS)
 def test_a_new_endpoint_receives_recent_events(stage: Stage, webhook_receiver_factory) -> None:
@@ -134,6 +135,7 @@ def test_a_delivery_lands_within_15_seconds_on_the_clock(stage: Stage) -> None:
                                                     " no delivery about it had landed")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("WH-DISPATCH-15S")
 @pytest.mark.needs(*NEEDS, "real_time")
 def test_a_delivery_lands_within_15_seconds_in_real_time(api, contract: Contract, unique, webhook_receiver) -> None:

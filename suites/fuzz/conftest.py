@@ -48,10 +48,22 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             item.add_marker(pytest.mark.timeout(timeout))
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Split the phase's request budget over the sweeps this run selected (one per operation, one walk per
+    document): ``--select`` of one operation gives it the whole budget."""
+    current = fuzz.current()
+    if current is not None:
+        current.settings.phase_tests = sum(1 for item in session.items if item.get_closest_marker("sweep"))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``)."""
-    result = yield
+    """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``); a test that sent
+    its share of the phase's budget (``fuzz.ShareSpent``) ends there, judged on what it sent."""
+    try:
+        result = yield
+    except fuzz.ShareSpent:
+        result = None
     current = fuzz.current()
     message = current.take_failure(item.nodeid) if current is not None else None
     if message:

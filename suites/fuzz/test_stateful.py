@@ -19,6 +19,7 @@ from .checks import REQUIREMENTS
 SESSION = fuzz.current()
 
 
+@pytest.mark.sweep
 @pytest.mark.req(*REQUIREMENTS)
 @pytest.mark.parametrize("document", fuzz.DOCUMENTS)
 def test_links_walk(document: str) -> None:

@@ -23,6 +23,7 @@ PAYOUTS = SESSION.schema("payouts")
 CHECKOUT = SESSION.schema("checkout")
 
 
+@pytest.mark.sweep
 @pytest.mark.req(*REQUIREMENTS)
 @PAYOUTS.parametrize()
 @SESSION.settings.hypothesis_settings()
@@ -31,6 +32,7 @@ def test_payouts_contract(case, anon: Api) -> None:
     SESSION.run_case(case, anon)
 
 
+@pytest.mark.sweep
 @pytest.mark.req(*REQUIREMENTS)
 @CHECKOUT.parametrize()
 @SESSION.settings.hypothesis_settings()

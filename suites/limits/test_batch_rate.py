@@ -17,6 +17,7 @@ from .._support.payouts import payable_destination
 from .._support.types import Unique
 
 
+@pytest.mark.smoke
 @pytest.mark.req("RATE-BATCH")
 @pytest.mark.needs("operator", "profile")
 def test_batch_submissions_beyond_thirty_a_minute_are_refused(fresh_org, contract: Contract, unique: Unique) -> None:

@@ -14,6 +14,7 @@ from payconform.contract import Contract
 from payconform.expect import expect_error, expect_status
 
 
+@pytest.mark.smoke
 @pytest.mark.req("RATE-HISTORY")
 @pytest.mark.needs("operator")
 def test_history_reads_beyond_sixty_a_minute_are_refused(fresh_org, contract: Contract) -> None:

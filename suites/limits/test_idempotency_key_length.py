@@ -42,6 +42,7 @@ def test_a_key_one_character_too_long_is_refused(api: Api, contract: Contract, u
                  f"an Idempotency-Key of length {length}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("LIMIT-IDEM-KEY-LENGTH", "IDEM-INVALID", "ERR-IDEMPOTENCY-KEY-INVALID")
 def test_an_empty_key_is_refused(api: Api, contract: Contract, unique: Unique) -> None:
     """An empty `Idempotency-Key` header (0 characters) is refused, never run without a key.

@@ -18,6 +18,7 @@ from .._support.types import Unique
 DAY = 86400
 
 
+@pytest.mark.smoke
 @pytest.mark.req("IDEM-RETENTION")
 @pytest.mark.needs("operator", "clock")
 def test_an_expired_key_is_never_re_executed(fresh_org, clock, contract: Contract, unique: Unique) -> None:

@@ -50,6 +50,7 @@ def _too_short(route: dict, value: int, got: int, want: int) -> str:
     return f"limit={value} gave {got} rows of {want} expected: {route['spec']}"
 
 
+@pytest.mark.smoke(ids=["audit_events"])
 @pytest.mark.needs("operator")
 @pytest.mark.parametrize("route", _routes(_default_reqs))
 def test_default_page_size(fresh_org, contract: Contract, unique, route: dict) -> None:
@@ -62,6 +63,7 @@ def test_default_page_size(fresh_org, contract: Contract, unique, route: dict) -
            f"rows; the default is {route['default']}: {route['spec']}", page.ex)
 
 
+@pytest.mark.smoke(ids=["balance_transactions"])
 @pytest.mark.needs("operator")
 @pytest.mark.parametrize("route", _routes(lambda r: (ROUTES_REQ,)))
 def test_limit_in_range_is_honoured(fresh_org, contract: Contract, unique, route: dict) -> None:
@@ -73,6 +75,7 @@ def test_limit_in_range_is_honoured(fresh_org, contract: Contract, unique, route
     expect(len(one.items) == route["min"], _too_short(route, route["min"], len(one.items), route["min"]), one.ex)
 
 
+@pytest.mark.smoke(ids=["above-balance_transactions", "above-balance_history"])
 @pytest.mark.needs("operator")
 @pytest.mark.parametrize("route", _routes(lambda r: (r["requirement"],), lambda r: r["out_of_range"] != "not_shown"))
 @pytest.mark.parametrize("value", [0, -1, "above"])

@@ -65,6 +65,7 @@ def _serve_a_full_window(api: Api, limit: int) -> None:
             return
 
 
+@pytest.mark.smoke
 @pytest.mark.req("RATE-DEFAULT", "RATE-REFUSED-BEFORE-HANDLER", "RATE-RETRY-AFTER", "ERR-RATE-LIMITED")
 @pytest.mark.needs("rate_limit_key")
 def test_the_request_after_the_limit_is_refused_before_its_handler(api_as, api: Api, contract: Contract,

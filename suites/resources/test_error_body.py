@@ -38,7 +38,8 @@ VALIDATION_FAILURES = [
 ]
 
 
-@pytest.mark.req("ERRBODY-ERRORS-FIELDS")
+@pytest.mark.smoke(ids=["unknown-filter-value"])
+@pytest.mark.req("ERRBODY-ERRORS-FIELDS", "ERR-VALIDATION-ERROR")
 @pytest.mark.parametrize(("field", "params"), VALIDATION_FAILURES)
 def test_validation_error_names_the_failed_field(api: Api, field: str, params: list[tuple[str, str]]) -> None:
     """`errors` is an array with an entry naming the parameter that failed."""

@@ -68,6 +68,10 @@ def _outcome(api: Api, row: dict, state: str, refused: bool, ex: Exchange, link_
            f" {after.get('status')!r}, not `{row['to']}`", ex)
 
 
+@pytest.mark.smoke(ids=[
+    "LINK-T-PUBLISH-TERMINAL-expired", "LINK-T-PAUSE-EXPIRED-expired", "LINK-T-PAUSE-draft",
+    "LINK-T-PUBLISH-SENT-NOOP-sent"
+])
 @pytest.mark.parametrize(("row", "state", "refused"), _cases())
 def test_link_transition(row: dict, state: str, refused: bool, request: pytest.FixtureRequest,
                          contract: Contract, unique) -> None:
@@ -77,6 +81,7 @@ def test_link_transition(row: dict, state: str, refused: bool, request: pytest.F
     _outcome(api, row, state, refused, ex, link["id"])
 
 
+@pytest.mark.smoke
 @pytest.mark.needs("operator", "clock")
 @pytest.mark.req("LINK-T-PUBLISH-EXPIRED", "LINK-PUBLISH-EXPIRED", "ERR-LINK-EXPIRED")
 def test_publish_expired_draft(fresh_org, clock, contract: Contract, unique) -> None:
@@ -104,6 +109,7 @@ def _page(anon: Api, url: Any) -> Exchange:
         pytest.skip("needs shareUrl on the target's host")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("LINK-T-PUBLISH-DRAFT")
 def test_share_url_serves_the_page(api: Api, anon: Api, contract: Contract, unique) -> None:
     """After publish, GET `shareUrl` (no credential) serves a page: a 200 with a body. The spec names no media
@@ -140,6 +146,7 @@ def test_pause_leaves_payments_untouched(api: Api, contract: Contract, unique) -
            f"payments before the pause {before!r} differ from after it {after!r}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("LINK-T-DELETE-DRAFT", "LINK-DELETE")
 def test_deleted_draft_is_gone(api: Api, contract: Contract, unique) -> None:
     """DELETE a draft: 200, and it no longer appears on any page of the list of links (the profile's envelope;

@@ -74,6 +74,7 @@ def test_simulated_payment_timeline(scenario: dict, fresh_org, clock, contract: 
         expect(later.get("status") == "paid", f"an ordinary payment moved to {later.get('status')!r} on its own")
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("row", _forced())
 def test_forced_outcome(row: dict, api: Api, contract: Contract, unique) -> None:
     """Force the row's outcome on a payment in its `from` state: `moved: true`, the payment leaves that
@@ -136,6 +137,7 @@ def _poll(api: Api, contract: Contract, link_id: str, payment_id: str, until: fl
         time.sleep(2)
 
 
+@pytest.mark.smoke
 @pytest.mark.needs("real_time")
 @pytest.mark.req("PAY-T-SIMULATE", "SBX-PAYMENT-TIMING")
 def test_pending_settles_in_real_time(api: Api, contract: Contract, unique) -> None:

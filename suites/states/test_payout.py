@@ -27,6 +27,9 @@ def _case_id(case: tuple[dict, str, bool]) -> str:
     return f"{row['id']}-{scenario}" + ("" if expected else "-skipped")
 
 
+@pytest.mark.smoke(ids=[
+    "PAYOUT-T-RETURNED-0004", "PAYOUT-T-PROCESSING-default", "PAYOUT-T-FAILED-0003", "PAYOUT-T-COMPLETED-default"
+])
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.req(c[0]["id"], "PAYOUT-STATES"), id=_case_id(c))
                                   for c in ROWS])
 @pytest.mark.needs("operator", "clock", "profile")

@@ -23,6 +23,7 @@ DAY = 86400
 MINUTE = 60
 
 
+@pytest.mark.smoke
 @pytest.mark.req("PAYOUT-T-CREATE-APPROVAL", "APPROVAL-T-PENDING", "PAYOUT-CREATE")
 @pytest.mark.needs("profile")
 def test_a_payout_over_the_threshold_is_held(api, contract: Contract, unique: Unique) -> None:
@@ -34,6 +35,7 @@ def test_a_payout_over_the_threshold_is_held(api, contract: Contract, unique: Un
     expect(not found, f"a held payout already exists: {[p.get('payoutId') for p in found]}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("APPROVAL-T-APPROVED", "APPROVAL-T-EXECUTED")
 @pytest.mark.needs("operator", "profile")
 def test_an_approved_payout_is_executed(fresh_org, operator, contract: Contract, unique: Unique) -> None:
@@ -53,6 +55,7 @@ def test_an_approved_payout_is_executed(fresh_org, operator, contract: Contract,
     expect(found == [payout_id], f"GET /orders?reference= finds {found}, expected exactly [{payout_id!r}]")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("APPROVAL-T-REJECTED")
 @pytest.mark.needs("operator", "profile")
 def test_a_rejected_payout_is_never_sent(fresh_org, operator, contract: Contract, unique: Unique) -> None:
@@ -68,6 +71,7 @@ def test_a_rejected_payout_is_never_sent(fresh_org, operator, contract: Contract
     expect(not found, f"a rejected payout was sent: {[p.get('payoutId') for p in found]}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("APPROVAL-T-EXPIRED", "APPROVAL-EXPIRY-LIMIT")
 @pytest.mark.needs("operator", "clock", "profile")
 def test_an_undecided_approval_expires_after_24_hours(fresh_org, clock, contract: Contract, unique: Unique) -> None:
@@ -85,6 +89,7 @@ def test_an_undecided_approval_expires_after_24_hours(fresh_org, clock, contract
     expect(not payouts_with_reference(org.api, contract, held.reference), "an expired approval sent a payout")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("APPROVAL-T-EXECUTION-FAILED")
 @pytest.mark.needs("operator", "profile")
 def test_a_refused_execution_carries_the_error_type(fresh_org, operator, contract: Contract, unique: Unique) -> None:

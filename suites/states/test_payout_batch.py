@@ -41,6 +41,7 @@ def test_cancel_before_creation_starts(fresh_org, clock, contract: Contract, uni
     expect(not made, f"a canceled run made payouts: {[p.get('payoutId') for p in made]}")
 
 
+@pytest.mark.smoke
 @pytest.mark.req("BATCH-T-CANCEL-AFTER-CREATION", "ERR-PAYOUT-BATCH-NOT-CANCELABLE")
 @pytest.mark.needs("operator", "clock", "profile")
 def test_cancel_after_creation_began_is_refused(fresh_org, clock, contract: Contract, unique: Unique) -> None:
@@ -88,6 +89,7 @@ OTHER_STATES = {"received": _to_received, "validating": _to_validating, "cancele
                 "completed": _to_completed}
 
 
+@pytest.mark.smoke(ids=["validating"])
 @pytest.mark.req("BATCH-T-CONFIRM", "ERR-PAYOUT-BATCH-NOT-CONFIRMABLE")
 @pytest.mark.needs("operator", "clock", "profile")
 @pytest.mark.parametrize("state", sorted(OTHER_STATES))

@@ -35,6 +35,7 @@ def test_a_payout_awaiting_own_funds_is_canceled(api_as, contract: Contract, uni
     expect(after.json.get("completedAt") is None, "a canceled payout has a `completedAt`", after)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("PAYOUT-T-CANCEL", "ERR-PAYOUT-NOT-CANCELABLE")
 @pytest.mark.needs("profile")
 def test_a_balance_funded_payout_is_not_cancelable(api, contract: Contract, unique: Unique) -> None:

@@ -23,6 +23,7 @@ from .._support.versioning import type_problems
 KINDS = ("enum-values",)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("VER-CHANGELOG-ENUMS")
 @pytest.mark.needs("api_key", "profile")
 def test_added_enum_fields_have_the_contract_types(api: Api, contract: Contract, unique: Unique) -> None:

@@ -141,9 +141,19 @@ def test_prepare_stops_at_the_cap(session: fuzz.FuzzSession) -> None:
         session.prepare(product_case(session, {}))
     session.workers = 2  # two processes share the budget of 2: one request each
     session.requests_sent = 0
+    session.sent_by_test.clear()
     session.prepare(product_case(session, {}))
     with pytest.raises(pytest.skip.Exception, match="share of --fuzz-max-requests 2"):
         session.prepare(product_case(session, {}))
+
+
+def test_a_test_stops_at_its_share_of_the_phase(session: fuzz.FuzzSession) -> None:
+    session.settings.max_requests, session.settings.phase_tests = 4, 2  # two tests: two requests each
+    for _ in range(2):
+        session.prepare(product_case(session, {}))
+    with pytest.raises(fuzz.ShareSpent, match="2 requests"):
+        session.prepare(product_case(session, {}))
+    assert session.requests_sent == 2
 
 
 @pytest.fixture
