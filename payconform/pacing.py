@@ -127,9 +127,7 @@ class Pacer:
         """Wait until a request with ``credential`` (to ``method url``, when given) fits every budget, record
         it, return seconds waited."""
         cred = credential_id(credential)
-        route = next((r for r in self.routes if r.matches(method, url)), None) if method else None
-        if cred in self.exempt:
-            route = None
+        route = None if cred in self.exempt else self._route(method, url)
         conn = self._conn()
         started = self._clock()
         while True:
@@ -141,6 +139,18 @@ class Pacer:
                     f"pacing: waited {self._clock() - started:.0f}s for a slot under the rate limit; giving up"
                 )
             self._sleep(min(wait, 5.0))
+
+    def _route(self, method: str, url: str) -> RouteLimit | None:
+        return next((r for r in self.routes if r.matches(method, url)), None) if method else None
+
+    def route(self, method: str, url: str) -> str | None:
+        """The name of the Limits row with a budget of its own that ``method url`` spends, if any."""
+        found = self._route(method, url)
+        return found.name if found else None
+
+    def exempts(self, credential: str | None) -> bool:
+        """Whether ``credential`` skips its own budget (sent over its limit on purpose)."""
+        return bool(credential) and credential_id(credential) in self.exempt
 
     def _try(self, conn: sqlite3.Connection, cred: str, route: RouteLimit | None = None) -> float:
         """One attempt: 0 if recorded, else the seconds until a slot may free up."""
@@ -246,6 +256,12 @@ class NoPacer:
         if not keys:
             raise ValueError("least_loaded: empty pool")
         return keys[0]
+
+    def route(self, method: str, url: str) -> str | None:
+        return None
+
+    def exempts(self, credential: str | None) -> bool:
+        return False
 
     def recent(self, credential: str | None) -> int:
         return 0

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from . import accounting as _accounting
 from . import pacing as _pacing
 from . import redact as _redact
 from . import results as _results
@@ -221,11 +222,19 @@ class Transport:
         attempts = 0
         while True:
             attempts += 1
-            self.pacer.acquire(paced_as(key), method, url)
+            pacer, credential = self.pacer, paced_as(key)
+            waited = pacer.acquire(credential, method, url)
+            _accounting.attempt(credential, pacer.route(method, url), exempt=pacer.exempts(credential),
+                                paced_seconds=waited)
             ex = self._attempt(method, url, sent, content, params, timeout, op_id, attempts, signer)
-            if ex.status != 429 or attempts > retries:
+            if ex.status != 429:
                 return ex
-            self._sleep(retry_after(ex.headers))
+            _accounting.rate_limited()
+            if attempts > retries:
+                return ex
+            seconds = retry_after(ex.headers)
+            _accounting.waited(seconds)
+            self._sleep(seconds)
 
     def _attempt(self, method: str, url: str, headers: httpx.Headers, body: bytes, params: Any,
                  timeout: float | None, op_id: str | None, attempt: int, signer: Any) -> Exchange:
