@@ -233,6 +233,7 @@ class RunCounts:
             "by_phase": dict(by_phase, operator=operator),
             "by_part": dict(sorted(by_part.items())),
             "by_credential": by_credential,
+            "by_route": {route: sum(creds.values()) for route, creds in sorted(run["routes"].items())},
             "issued_keys": issued,
             "rate_limited": limited,
             "retry_after": {"waits": run["retry_waits"], "seconds": round(run["retry_seconds"], 3)},
