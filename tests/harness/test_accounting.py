@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from payconform import accounting, results
+from payconform import accounting
 from payconform.contract import Contract
 from payconform.operator import HttpOperator
 from payconform.pacing import ANONYMOUS, Pacer, credential_id, route_limits
@@ -28,14 +28,6 @@ def clean() -> Iterator[None]:
     accounting.take_all()
     yield
     accounting.take_all()
-
-
-@pytest.fixture
-def record() -> Iterator[results.TestRecord]:
-    rec = results.TestRecord(nodeid="suites/limits/test_x.py::test_one")
-    token = results.use_record(rec)
-    yield rec
-    results.reset_record(token)
 
 
 def _transport(tmp_path, answers: list[httpx.Response], exempt=()) -> tuple[Transport, list[float]]:
