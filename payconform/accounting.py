@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -35,10 +36,11 @@ _phase = SESSION
 
 def new_tally() -> dict[str, Any]:
     """The counts of one scope, JSON-ready: attempts, 429s, operator calls, Retry-After waits, seconds
-    spent waiting for pacing, attempts per credential id, per rate-limited route and credential id, and the
-    credentials the pacer exempts (sent over their limit on purpose)."""
+    spent waiting for pacing, attempts per credential id, per rate-limited route and credential id, the
+    credentials the pacer exempts (sent over their limit on purpose), and when the first and last attempt
+    went out (epoch seconds)."""
     return {"requests": 0, "rate_limited": 0, "operator": 0, "retry_waits": 0, "retry_seconds": 0.0,
-            "paced_seconds": 0.0, "credentials": {}, "routes": {}, "exempt": []}
+            "paced_seconds": 0.0, "credentials": {}, "routes": {}, "exempt": [], "first": None, "last": None}
 
 
 def merge(into: dict[str, Any], tally: Mapping[str, Any]) -> dict[str, Any]:
@@ -52,6 +54,9 @@ def merge(into: dict[str, Any], tally: Mapping[str, Any]) -> dict[str, Any]:
         for cred, n in creds.items():
             mine[cred] = mine.get(cred, 0) + n
     into["exempt"] = sorted(set(into.get("exempt") or []) | set(tally.get("exempt") or []))
+    for key, pick in (("first", min), ("last", max)):
+        times = [t for t in (into.get(key), tally.get(key)) if t is not None]
+        into[key] = pick(times) if times else None
     return into
 
 
@@ -84,6 +89,8 @@ def attempt(credential: str | None, route: str | None = None, *, exempt: bool = 
         t = _tally()
         t["requests"] += 1
         t["paced_seconds"] += paced_seconds
+        t["last"] = time.time()
+        t["first"] = t["first"] or t["last"]
         t["credentials"][cred] = t["credentials"].get(cred, 0) + 1
         if route:
             creds = t["routes"].setdefault(route, {})
@@ -238,4 +245,5 @@ class RunCounts:
             "rate_limited": limited,
             "retry_after": {"waits": run["retry_waits"], "seconds": round(run["retry_seconds"], 3)},
             "paced_seconds": round(run["paced_seconds"], 3),
+            "sending_seconds": round(run["last"] - run["first"], 3) if run["first"] is not None else 0.0,
         }

@@ -58,7 +58,9 @@ def _per_credential(counts: Mapping[str, int], pool: Collection[str], per_minute
     out = [(n / per_minute, f"{name} of one credential ({per_minute}/min)")
            for c, n in counts.items() if c not in pool]
     in_pool = sum(n for c, n in counts.items() if c in pool)
-    if in_pool and pool:
+    if in_pool and len(pool) == 1:
+        out.append((in_pool / per_minute, f"{name} of one credential ({per_minute}/min)"))
+    elif in_pool:
         out.append((in_pool / (per_minute * len(pool)), f"{name} of the key pool ({len(pool)} x {per_minute}/min)"))
     return out
 
@@ -95,6 +97,7 @@ def cost_line(cost: dict) -> str:
     over = cost.get("wall_over_floor")
     return (f"requests: {cost['requests']:,} (suites {phases['suites']:,}, fuzz {phases['fuzz']:,}; "
             f"preflight {phases['preflight']:,}, operator calls {phases['operator']:,}); "
-            f"floor {cost['floor_seconds']:.0f}s ({cost['floor_binding']}), wall {cost['wall_seconds']:.0f}s, "
+            f"floor {cost['floor_seconds']:.0f}s ({cost['floor_binding']}), wall {cost['wall_seconds']:.0f}s "
+            f"(sending {cost.get('sending_seconds', 0):.0f}s), "
             f"wall/floor {over if over is not None else '-'}; 429s: {cost['rate_limited']['planned']} planned, "
             f"{cost['rate_limited']['unplanned']} unplanned; Retry-After waits: {cost['retry_after']['waits']}")

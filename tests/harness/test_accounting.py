@@ -119,6 +119,13 @@ def test_the_controller_merges_every_worker_and_names_credentials() -> None:
     assert counts.requests_of("suites/conventions/test_ids.py::test_a") == 7
 
 
+def test_the_sending_span_runs_from_the_first_attempt_of_any_worker_to_the_last() -> None:
+    counts = accounting.RunCounts()
+    for first, last in ((100.0, 130.0), (95.0, 120.0), (None, None)):
+        counts.add(f"suites/a/test_{first}.py::t", dict(accounting.new_tally(), requests=1, first=first, last=last))
+    assert counts.summary({}, [])["sending_seconds"] == 35.0
+
+
 def test_part_and_phase_of_a_node_id() -> None:
     assert accounting.part_of("suites/events/test_a.py::test_b[x/y]") == "events"
     assert accounting.part_of("/abs/suites/fuzz/test_s.py::t") == "fuzz"
