@@ -110,6 +110,7 @@ class Pacer:
                          " bucket TEXT NOT NULL DEFAULT '')")
             conn.execute("CREATE INDEX IF NOT EXISTS sends_cred_ts ON sends (cred, ts)")
             conn.execute("CREATE INDEX IF NOT EXISTS sends_ts ON sends (ts)")
+            conn.execute("CREATE TABLE IF NOT EXISTS holds (cred TEXT PRIMARY KEY, until REAL NOT NULL)")
 
     def exempt_credential(self, credential: str) -> None:
         """Let a credential that a test trips on purpose skip its own budget; the IP budget still applies."""
@@ -159,6 +160,15 @@ class Pacer:
         """Whether ``credential`` skips its own budget (sent over its limit on purpose)."""
         return bool(credential) and credential_id(credential) in self.exempt
 
+    def hold(self, credential: str | None, seconds: float) -> None:
+        """A 429's ``Retry-After``: no process of the run sends with ``credential`` for ``seconds`` (an exempt
+        credential, sent over its limit on purpose, is not held)."""
+        cred = credential_id(credential)
+        if cred in self.exempt:
+            return
+        self._conn().execute("INSERT INTO holds (cred, until) VALUES (?, ?) ON CONFLICT(cred) DO UPDATE SET"
+                             " until = max(until, excluded.until)", (cred, self._clock() + seconds))
+
     def _try(self, conn: sqlite3.Connection, cred: str, route: RouteLimit | None = None) -> float:
         """One attempt: 0 if recorded, else the seconds until a slot may free up."""
         conn.execute("BEGIN IMMEDIATE")
@@ -167,6 +177,9 @@ class Pacer:
             horizon = now - self.window
             conn.execute("DELETE FROM sends WHERE ts <= ?", (now - max(10 * self.window, 600.0),))
             waits = []
+            held = conn.execute("SELECT until FROM holds WHERE cred = ?", (cred,)).fetchone()
+            if held and held[0] > now:
+                waits.append(held[0] - now)
             total = conn.execute("SELECT COUNT(*) FROM sends WHERE ts > ?", (horizon,)).fetchone()[0]
             if total >= self.per_ip:
                 # the slot frees when the (total - per_ip + 1)-th oldest send leaves the window
@@ -266,6 +279,9 @@ class NoPacer:
 
     def route(self, method: str, url: str) -> str | None:
         return None
+
+    def hold(self, credential: str | None, seconds: float) -> None:
+        pass
 
     def exempts(self, credential: str | None) -> bool:
         return False

@@ -10,7 +10,9 @@
 - gives the request a total deadline (connect, send, whole answer: ``transport_http``) of the target's
   ``request_timeout``, and reads the answer while streaming up to ``max_body`` bytes (1 MiB by default):
   a larger one is cut there and flagged, never held whole;
-- retries a 429 after ``Retry-After`` (refused before the handler ran: Limits), at most ``retries`` times;
+- retries a 429 after ``Retry-After`` (refused before the handler ran: Limits), at most ``retries`` times,
+  and holds the credential in the pacer meanwhile (every process waits); counts each attempt
+  (``payconform.accounting``);
 - appends each attempt, redacted and truncated, to the current test's transcript.
 
 A hang, a dropped connection, garbage, an answer past the deadline or over the cap raises ``TargetError``
@@ -234,6 +236,7 @@ class Transport:
                 return ex
             seconds = retry_after(ex.headers)
             _accounting.waited(seconds)
+            pacer.hold(credential, seconds)  # every worker waits it out, not only this one
             self._sleep(seconds)
 
     def _attempt(self, method: str, url: str, headers: httpx.Headers, body: bytes, params: Any,

@@ -151,3 +151,23 @@ def test_the_pacing_file_is_a_write_ahead_log(tmp_path):
     path = new_db_path(tmp_path)
     Pacer(path, 10, 100, window=WINDOW).acquire(KEY_A)
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_a_retry_after_holds_the_credential_in_every_process(tmp_path):
+    now = [1000.0]
+    slept = []
+
+    def sleep(s):
+        slept.append(s)
+        now[0] += s
+
+    path = new_db_path(tmp_path)
+    pacer = Pacer(path, 100, 1000, window=61, clock=lambda: now[0], sleep=sleep, exempt=[KEY_C])
+    other = Pacer(path, 100, 1000, window=61, clock=lambda: now[0], sleep=sleep)  # another worker
+    pacer.hold(KEY_A, 7.0)
+    pacer.hold(KEY_C, 30.0)  # exempt: trips its limit on purpose, never held
+    other.acquire(KEY_B)
+    other.acquire(KEY_C)
+    assert slept == []
+    assert other.acquire(KEY_A) == pytest.approx(7.0, abs=0.01)
+    assert other.acquire(KEY_A) == 0.0  # the hold is over
