@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", default=",".join(TARGETS), help="comma-separated: one-key,embedded")
     parser.add_argument("--select", help="run only this selection (passed to --select); the output names it")
     parser.add_argument("--fuzz-budget", type=int, help="passed to the runs (0: no fuzz phase); the output names it")
+    parser.add_argument("--workers", help="passed to the runs as -n (default: payconform run's own, 2)")
     parser.add_argument("--keep", metavar="DIR", help="keep each run's report under DIR")
     ns = parser.parse_args(argv)
     tiers = [t for t in ns.tiers.split(",") if t]
@@ -118,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         print("note: `payconform run` has no --tier here: the full rows are the default run (every test); "
               "smoke is not run")
     extra = (["--select", ns.select] if ns.select else []) + (
-        ["--fuzz-budget", str(ns.fuzz_budget)] if ns.fuzz_budget is not None else [])
+        ["--fuzz-budget", str(ns.fuzz_budget)] if ns.fuzz_budget is not None else []) + (
+        ["-n", ns.workers] if ns.workers else [])
     if extra:
         print(f"note: every run with {' '.join(extra)} (not a whole tier)")
     rows = []
