@@ -89,7 +89,8 @@ def test_least_loaded_and_exempt(tmp_path):
     assert slept == []
 
 
-def test_acquire_waits_for_the_window(tmp_path):
+def _fake_time():
+    """A clock that sleeping moves forward: (now, slept, sleep)."""
     now = [1000.0]
     slept = []
 
@@ -97,6 +98,11 @@ def test_acquire_waits_for_the_window(tmp_path):
         slept.append(s)
         now[0] += s
 
+    return now, slept, sleep
+
+
+def test_acquire_waits_for_the_window(tmp_path):
+    now, slept, sleep = _fake_time()
     pacer = Pacer(new_db_path(tmp_path), 10, 1000, window=61, clock=lambda: now[0], sleep=sleep)
     for _ in range(9):  # 95 percent of 10, rounded down
         pacer.acquire(KEY_A)
@@ -111,13 +117,7 @@ BATCHES = "http://h/business/api/v1/payments/organizations/ck1/payouts/batches"
 
 
 def _route_pacer(tmp_path):
-    now = [1000.0]
-    slept = []
-
-    def sleep(s):
-        slept.append(s)
-        now[0] += s
-
+    now, slept, sleep = _fake_time()
     rows = yaml.safe_load((ROOT / "contract" / "catalog" / "limits.yaml").read_text())["rate_limits"]
     return Pacer(new_db_path(tmp_path), 1000, 100000, window=61, clock=lambda: now[0], sleep=sleep,
                  routes=route_limits(rows), exempt=[KEY_C]), slept
@@ -154,13 +154,7 @@ def test_the_pacing_file_is_a_write_ahead_log(tmp_path):
 
 
 def test_a_retry_after_holds_the_credential_in_every_process(tmp_path):
-    now = [1000.0]
-    slept = []
-
-    def sleep(s):
-        slept.append(s)
-        now[0] += s
-
+    now, slept, sleep = _fake_time()
     path = new_db_path(tmp_path)
     pacer = Pacer(path, 100, 1000, window=61, clock=lambda: now[0], sleep=sleep, exempt=[KEY_C])
     other = Pacer(path, 100, 1000, window=61, clock=lambda: now[0], sleep=sleep)  # another worker
