@@ -178,13 +178,14 @@ def credential_labels(credentials: Mapping[str, Any]) -> dict[str, str]:
 
 def rate_limit_requirements(contract: Any) -> set[str]:
     """Requirement ids whose tests draw 429s on purpose: the Limits rows (rates, ``Retry-After``), the
-    error types answered with 429, and requirements whose quote names a 429."""
+    error types answered with 429, and requirements about ``RATE_LIMITED`` (named in the quote or the id)."""
     limits = contract.limits or {}
     ids = {r.get("requirement") for r in limits.get("rate_limits") or []}
     retry = limits.get("retry_after") or {}
     ids |= {retry.get("requirement"), *(retry.get("also") or [])}
     ids |= {row.get("requirement") for row in contract.errors.values() if 429 in (row.get("statuses") or [])}
-    ids |= {rid for rid, r in contract.requirements.items() if "429" in str(r.get("quote") or "")}
+    ids |= {rid for rid, r in contract.requirements.items()
+            if "RATE_LIMITED" in str(r.get("quote") or "") or "RATE-LIMITED" in rid}
     return {i for i in ids if i}
 
 

@@ -137,10 +137,13 @@ def test_part_and_phase_of_a_node_id() -> None:
 
 def test_rate_limit_requirements_come_from_the_catalogs() -> None:
     contract = Contract(
-        requirements={"RATE-DEFAULT": {}, "PLINK-RATE-LIMITED": {"quote": "`X`; 429;"}, "IDEM-A": {"quote": "409"}},
+        requirements={"RATE-DEFAULT": {}, "PLINK-RATE-LIMITED": {"quote": "`X`; 429;"},
+                      "AUTH-COMMON-429": {"quote": "429 (`RATE_LIMITED` semantics under Limits)"},
+                      "VER-CHANGELOG": {"quote": "added responses 401, 403, 429 and 200"}, "IDEM-A": {"quote": "409"}},
         errors={"RATE_LIMITED": {"type": "RATE_LIMITED", "statuses": [429], "requirement": "ERR-RATE-LIMITED"},
                 "CONFLICT": {"type": "CONFLICT", "statuses": [409], "requirement": "ERR-CONFLICT"}},
         limits={"rate_limits": [{"name": "default", "requirement": "RATE-DEFAULT"}],
                 "retry_after": {"requirement": "RATE-RETRY-AFTER", "also": ["RATE-REFUSED-BEFORE-HANDLER"]}})
     assert accounting.rate_limit_requirements(contract) == {
-        "RATE-DEFAULT", "RATE-RETRY-AFTER", "RATE-REFUSED-BEFORE-HANDLER", "ERR-RATE-LIMITED", "PLINK-RATE-LIMITED"}
+        "RATE-DEFAULT", "RATE-RETRY-AFTER", "RATE-REFUSED-BEFORE-HANDLER", "ERR-RATE-LIMITED", "PLINK-RATE-LIMITED",
+        "AUTH-COMMON-429"}  # a 429 merely listed among other statuses is no rate-limit test
