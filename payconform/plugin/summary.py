@@ -94,8 +94,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     cost = data.get("cost")
     if cost:
         tr.write_line(cost_line(cost))
-        tr.write_line("requests per part: " + ", ".join(f"{p} {n:,}" for p, n in cost["by_part"].items()))
-        tr.write_line("requests per credential: " + ", ".join(f"{c} {n:,}" for c, n in cost["by_credential"].items()))
+        for what in ("part", "credential"):
+            counts = cost[f"by_{what}"].items()
+            tr.write_line(f"requests per {what}: " + ", ".join(f"{name} {n:,}" for name, n in counts))
     for row in data.get("unlock") or []:
         tr.write_line(f"  would unlock {row['requirements']} requirement(s) ({row['tests']} tests): "
                       f"{row['supplied_by']}")
