@@ -14,6 +14,7 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 
 import httpx
 
+from . import accounting as _accounting
 from . import redact as _redact
 
 OPERATIONS = ("create_org", "update_org", "issue_key", "revoke_key", "advance_clock", "inject_fault",
@@ -119,6 +120,7 @@ class HttpOperator:
 
     def _call(self, method: str, path: str, body: Any = None, expect: Iterable[int] = (200, 201, 204)) -> Any:
         url = self.url + path
+        _accounting.operator_call()
         try:
             resp = self._http.request(method, url, json=body)
         except httpx.HTTPError as exc:

@@ -2,7 +2,7 @@
 
 A SQLite file records one row per request sent: the time and a SHA-256 prefix of the credential
 (never the key itself). ``Pacer.acquire(credential)`` blocks until sending one more request keeps every
-sliding window (61 s by default, one more than the limiter's 60 s) at or under ``fraction`` (90 %) of
+sliding window (61 s by default, one more than the limiter's 60 s) at or under ``fraction`` (95 %) of
 ``rate_limit`` for that credential and of ``ip_rate_limit`` for everything sent from this machine.
 The check and the insert happen in one ``BEGIN IMMEDIATE`` transaction, so two processes cannot both
 take the last slot.
@@ -33,6 +33,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 ENV_VAR = "PAYCONFORM_PACING_DB"
+# The share of each limit the run spends: a margin for requests it does not pace (the CLI's preflight, a
+# few per credential just before the run) and for latency; the window is a second longer than the limiter's.
+FRACTION = 0.95
 ANONYMOUS = "-"
 
 
@@ -83,7 +86,7 @@ class Pacer:
         ip_rate_limit: int = 2000,
         *,
         window: float = 61.0,
-        fraction: float = 0.9,
+        fraction: float = FRACTION,
         exempt: Iterable[str] = (),
         routes: Iterable[RouteLimit] = (),
         clock: Callable[[], float] = time.time,
@@ -107,13 +110,18 @@ class Pacer:
                          " bucket TEXT NOT NULL DEFAULT '')")
             conn.execute("CREATE INDEX IF NOT EXISTS sends_cred_ts ON sends (cred, ts)")
             conn.execute("CREATE INDEX IF NOT EXISTS sends_ts ON sends (ts)")
+            conn.execute("CREATE TABLE IF NOT EXISTS holds (cred TEXT PRIMARY KEY, until REAL NOT NULL)")
 
     def exempt_credential(self, credential: str) -> None:
         """Let a credential that a test trips on purpose skip its own budget; the IP budget still applies."""
         self.exempt.add(credential_id(credential))
 
     def _connect(self) -> sqlite3.Connection:
+        """Write-ahead log, no fsync per commit: a rollback journal fsyncs each send (about 20 ms, as long as
+        a request); the file is the run's scratch, worthless after a crash."""
         conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=OFF")
         return conn
 
     def _conn(self) -> sqlite3.Connection:
@@ -127,9 +135,7 @@ class Pacer:
         """Wait until a request with ``credential`` (to ``method url``, when given) fits every budget, record
         it, return seconds waited."""
         cred = credential_id(credential)
-        route = next((r for r in self.routes if r.matches(method, url)), None) if method else None
-        if cred in self.exempt:
-            route = None
+        route = None if cred in self.exempt else self._route(method, url)
         conn = self._conn()
         started = self._clock()
         while True:
@@ -142,6 +148,27 @@ class Pacer:
                 )
             self._sleep(min(wait, 5.0))
 
+    def _route(self, method: str, url: str) -> RouteLimit | None:
+        return next((r for r in self.routes if r.matches(method, url)), None) if method else None
+
+    def route(self, method: str, url: str) -> str | None:
+        """The name of the Limits row with a budget of its own that ``method url`` spends, if any."""
+        found = self._route(method, url)
+        return found.name if found else None
+
+    def exempts(self, credential: str | None) -> bool:
+        """Whether ``credential`` skips its own budget (sent over its limit on purpose)."""
+        return bool(credential) and credential_id(credential) in self.exempt
+
+    def hold(self, credential: str | None, seconds: float) -> None:
+        """A 429's ``Retry-After``: no process of the run sends with ``credential`` for ``seconds`` (an exempt
+        credential, sent over its limit on purpose, is not held)."""
+        cred = credential_id(credential)
+        if cred in self.exempt:
+            return
+        self._conn().execute("INSERT INTO holds (cred, until) VALUES (?, ?) ON CONFLICT(cred) DO UPDATE SET"
+                             " until = max(until, excluded.until)", (cred, self._clock() + seconds))
+
     def _try(self, conn: sqlite3.Connection, cred: str, route: RouteLimit | None = None) -> float:
         """One attempt: 0 if recorded, else the seconds until a slot may free up."""
         conn.execute("BEGIN IMMEDIATE")
@@ -150,6 +177,9 @@ class Pacer:
             horizon = now - self.window
             conn.execute("DELETE FROM sends WHERE ts <= ?", (now - max(10 * self.window, 600.0),))
             waits = []
+            held = conn.execute("SELECT until FROM holds WHERE cred = ?", (cred,)).fetchone()
+            if held and held[0] > now:
+                waits.append(held[0] - now)
             total = conn.execute("SELECT COUNT(*) FROM sends WHERE ts > ?", (horizon,)).fetchone()[0]
             if total >= self.per_ip:
                 # the slot frees when the (total - per_ip + 1)-th oldest send leaves the window
@@ -246,6 +276,15 @@ class NoPacer:
         if not keys:
             raise ValueError("least_loaded: empty pool")
         return keys[0]
+
+    def route(self, method: str, url: str) -> str | None:
+        return None
+
+    def hold(self, credential: str | None, seconds: float) -> None:
+        pass
+
+    def exempts(self, credential: str | None) -> bool:
+        return False
 
     def recent(self, credential: str | None) -> int:
         return 0

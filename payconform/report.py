@@ -66,7 +66,9 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
         by_slug.get(req.get("part"), other)["requirements"].append(req)
     if other["requirements"]:
         parts.append(other)
+    cost = results.get("cost")
     for part in parts:
+        part["requests"] = cost["by_part"].get(part["slug"], 0) if cost else None
         counts: dict[str, int] = {}
         for req in part["requirements"]:
             counts[req["verdict"]] = counts.get(req["verdict"], 0) + 1
@@ -77,7 +79,7 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
         tests[t["nodeid"]] = dict(t, parsed=split_message(t.get("message")))
     html = _environment().get_template("report.html.j2").render(
         run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests, labels=LABELS,
-        verdicts=VERDICT_ORDER, gate=results.get("gate"), unlock=results.get("unlock") or [],
+        verdicts=VERDICT_ORDER, gate=results.get("gate"), unlock=results.get("unlock") or [], cost=cost,
     )
     return redactor.redact(html) if redactor is not None else html
 

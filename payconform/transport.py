@@ -10,7 +10,9 @@
 - gives the request a total deadline (connect, send, whole answer: ``transport_http``) of the target's
   ``request_timeout``, and reads the answer while streaming up to ``max_body`` bytes (1 MiB by default):
   a larger one is cut there and flagged, never held whole;
-- retries a 429 after ``Retry-After`` (refused before the handler ran: Limits), at most ``retries`` times;
+- retries a 429 after ``Retry-After`` (refused before the handler ran: Limits), at most ``retries`` times,
+  and holds the credential in the pacer meanwhile (every process waits); counts each attempt
+  (``payconform.accounting``);
 - appends each attempt, redacted and truncated, to the current test's transcript.
 
 A hang, a dropped connection, garbage, an answer past the deadline or over the cap raises ``TargetError``
@@ -30,6 +32,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from . import accounting as _accounting
 from . import pacing as _pacing
 from . import redact as _redact
 from . import results as _results
@@ -221,11 +224,20 @@ class Transport:
         attempts = 0
         while True:
             attempts += 1
-            self.pacer.acquire(paced_as(key), method, url)
+            pacer, credential = self.pacer, paced_as(key)
+            waited = pacer.acquire(credential, method, url)
+            _accounting.attempt(credential, pacer.route(method, url), exempt=pacer.exempts(credential),
+                                paced_seconds=waited)
             ex = self._attempt(method, url, sent, content, params, timeout, op_id, attempts, signer)
-            if ex.status != 429 or attempts > retries:
+            if ex.status != 429:
                 return ex
-            self._sleep(retry_after(ex.headers))
+            _accounting.rate_limited()
+            if attempts > retries:
+                return ex
+            seconds = retry_after(ex.headers)
+            _accounting.waited(seconds)
+            pacer.hold(credential, seconds)  # every worker waits it out, not only this one
+            self._sleep(seconds)
 
     def _attempt(self, method: str, url: str, headers: httpx.Headers, body: bytes, params: Any,
                  timeout: float | None, op_id: str | None, attempt: int, signer: Any) -> Exchange:

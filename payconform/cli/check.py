@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .. import accounting
 from ..preflight import preflight, print_preflight
 from ..target import Target, TargetConfigError, flag_overrides
 
@@ -17,8 +18,11 @@ def _stderr(line: str) -> None:
 
 
 def preflight_blocks(target: Target) -> bool:
-    """Run the preflight, print what it saw; True when the run must stop (exit ``CANNOT_TEST``)."""
-    result = preflight(target)
+    """Run the preflight, print what it saw; True when the run must stop (exit ``CANNOT_TEST``). Its request
+    counts go to the run that follows (``accounting.hand_over``)."""
+    with accounting.phase(accounting.PREFLIGHT):
+        result = preflight(target)
+    accounting.hand_over(accounting.PREFLIGHT)
     print_preflight(result, _stderr)
     return not result.ok
 

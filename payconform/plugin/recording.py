@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from .. import accounting
 from .. import contract as _contract
 from .. import results as _results
 from ..client import TargetError
@@ -23,6 +24,7 @@ BLOB = "payconform"
 LISTENER = "payconform-results"
 RECORD = pytest.StashKey[_results.TestRecord]()
 RECORD_TOKEN = pytest.StashKey[Any]()
+WORKER_REQUESTS = "payconform_requests"
 
 
 def _requirement_info(contract: _contract.Contract | None, ids: list[str]) -> list[dict]:
@@ -110,10 +112,26 @@ def pytest_runtest_makereport(item: pytest.Item, call):
         failed = bool(report.failed)
         blob = rec.blob(include_transcript=failed)
         blob["nodeid"] = rec.nodeid
+        requests = accounting.take(rec.nodeid)  # what the test sent since its last report
+        if requests:
+            blob["requests"] = requests
         if failed:
             blob["message"] = _failure_message(state, call)
         report.user_properties.append((BLOB, json.dumps(blob, default=str)))
     return report
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A worker hands what it sent outside tests (after the session's teardowns) to the controller."""
+    if get_state(session.config).is_worker:
+        session.config.workeroutput[WORKER_REQUESTS] = accounting.take_all()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """xdist controller: a worker's counts from outside its tests."""
+    get_state(node.config).counts.add_all(getattr(node, "workeroutput", {}).get(WORKER_REQUESTS))
 
 
 def _skip_reason(report) -> str | None:
@@ -150,6 +168,7 @@ class ResultListener:
         if blob.get("requirements"):
             props.append(("requirements", ",".join(blob["requirements"])))
         report.user_properties = props  # keep the big blob out of junit xml
+        self.state.counts.add(blob.get("nodeid") or report.nodeid, blob.get("requests"))
         self.state.collector.add(
             nodeid=blob.get("nodeid") or report.nodeid,
             when=report.when,

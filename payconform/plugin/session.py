@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from .. import accounting
 from .. import contract as _contract
 from .. import pacing as _pacing
 from .. import redact as _redact
@@ -54,6 +55,7 @@ class PayconformState:
         self.pacer: Any = None
         self.server: Any = None
         self.collector = _results.ResultCollector()
+        self.counts = accounting.RunCounts()
         self.started = datetime.now(timezone.utc)
         self.report_dir: Path | None = None
         self.written: dict[str, Path] = {}

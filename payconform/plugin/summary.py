@@ -9,7 +9,9 @@ from datetime import datetime, timezone
 
 import pytest
 
+from .. import accounting
 from .. import results as _results
+from ..cost import cost_line, run_cost
 from ..report import write_report
 from ..tiers import floor_seconds
 from .session import STATE, PayconformState
@@ -54,7 +56,19 @@ def _results_data(state: PayconformState) -> dict:
         "tier": state.tier.name,
         "select": state.select,
     }
-    return _results.build_results(run=run, tests=state.collector.tests(), contract=state.contract)
+    data = _results.build_results(run=run, tests=state.collector.tests(), contract=state.contract)
+    if target is not None and state.contract is not None:
+        data["cost"] = _cost(state, data["tests"], (finished - state.started).total_seconds())
+    return data
+
+
+def _cost(state: PayconformState, tests: list[dict], wall: float) -> dict:
+    """The run's request counts and floor (``cost``); each test row gains its ``requests``."""
+    state.counts.add_all(accounting.take_all())  # this process's own (a run without xdist, the session)
+    state.counts.add_all(accounting.handed_over())  # the CLI's preflight
+    for row in tests:
+        row["requests"] = state.counts.requests_of(row["nodeid"])
+    return run_cost(state.counts, state.target, state.contract, tests, wall)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
@@ -90,6 +104,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     tr.write_line(f"tests: {t['passed']} passed, {t['failed'] + t['errors']} failed, {t['skipped']} skipped"
                   + (f" ({skipped})" if skipped else ""))
     tr.write_line(f"requirements covered: {t['covered']} of {t['requirements']}")
+    cost = data.get("cost")
+    if cost:
+        tr.write_line(cost_line(cost))
+        for what in ("part", "credential"):
+            counts = cost[f"by_{what}"].items()
+            tr.write_line(f"requests per {what}: " + ", ".join(f"{name} {n:,}" for name, n in counts))
     for row in data.get("unlock") or []:
         tr.write_line(f"  would unlock {row['requirements']} requirement(s) ({row['tests']} tests): "
                       f"{row['supplied_by']}")

@@ -8,11 +8,13 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from payconform import results
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 
@@ -144,3 +146,12 @@ def ref_target(fake_ref, tmp_path_factory):
     target = provision_reference(fake_ref)
     path = target.dump(tmp_path_factory.mktemp("target") / "target.yaml")
     return target, path
+
+
+@pytest.fixture
+def record() -> Iterator[results.TestRecord]:
+    """A test record made current, as the plugin does around a suite test (what the transport records into)."""
+    rec = results.TestRecord(nodeid="suites/limits/test_x.py::test_one")
+    token = results.use_record(rec)
+    yield rec
+    results.reset_record(token)

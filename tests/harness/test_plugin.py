@@ -38,7 +38,7 @@ def test_full_run_results_and_report(project, ref_target):
     assert "needs --run-slow" in out
 
     data = load_results(project)
-    assert set(data) == {"run", "tests", "requirements", "unlock"}
+    assert set(data) == {"run", "tests", "requirements", "unlock", "cost"}
     run_info = data["run"]
     assert run_info["target"] == target.base_url and run_info["started"] and run_info["finished"]
     assert "contract_version" in run_info and isinstance(run_info["pytest_args"], list)
@@ -90,6 +90,23 @@ def test_xdist_run_and_select(project, ref_target):
     assert all(t["request_ids"] for t in data["tests"])
     res = run(project, "suites", "--target", str(path), "--report-dir", "out2", "--select", "authentication")
     res.assert_outcomes(passed=2, skipped=3)  # authentication part: AUTH-* tests
+
+
+def test_requests_are_counted_across_workers(project, ref_target):
+    """Each worker counts what its tests send; the controller's cost adds every worker's (one request id per
+    attempt on the fake reference, no retries: the counts equal the request ids the tests saw)."""
+    _, path = ref_target
+    res = run(project, "suites", "--target", str(path), "--report-dir", "out", "-n", "2")
+    data = load_results(project)
+    cost, tests = data["cost"], data["tests"]
+    assert cost["requests"] == sum(t["requests"] for t in tests) == sum(len(t["request_ids"]) for t in tests) > 0
+    per_part = {part: sum(t["requests"] for t in tests if f"/{part}/" in t["nodeid"])
+                for part in ("endpoints", "authentication")}
+    assert cost["by_part"] == {part: n for part, n in per_part.items() if n} and per_part["endpoints"] > 0
+    assert cost["by_phase"]["operator"] > 0  # the clock and fresh_org tests go through the operator
+    assert cost["rate_limited"] == {"planned": 0, "unplanned": 0} and cost["floor_seconds"] > 0
+    assert set(cost["by_credential"]) <= {"api_key", "api_key_pool[1]", "read_only_key", "none", "issued"}
+    assert "wall/floor" in res.stdout.str() and "requests per part: " in res.stdout.str()
 
 
 def test_needs_without_operator(project, ref_target, tmp_path):

@@ -11,7 +11,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from payconform import results
 from payconform.pacing import NoPacer
 from payconform.transport import SafetyError, TargetError, Transport
 
@@ -74,14 +73,6 @@ def _ok(conn: socket.socket) -> None:
 def _transport(base_url: str, **kw) -> Transport:
     return Transport(SimpleNamespace(base_url=base_url, request_timeout=kw.pop("timeout", 1.0)), pacer=NoPacer(),
                      **kw)
-
-
-@pytest.fixture
-def record() -> Iterator[results.TestRecord]:
-    rec = results.TestRecord(nodeid="t")
-    token = results.use_record(rec)
-    yield rec
-    results.reset_record(token)
 
 
 def test_a_huge_body_is_cut_at_the_cap_while_streaming(serve, record) -> None:

@@ -65,3 +65,12 @@ def synthetic_results() -> dict:
 @pytest.fixture
 def results() -> dict:
     return synthetic_results()
+
+
+def synthetic_cost() -> dict:
+    """A run's ``cost`` as ``payconform.cost.run_cost`` writes it."""
+    return {"requests": 1234, "by_phase": {"preflight": 12, "suites": 1000, "fuzz": 234, "operator": 40},
+            "by_part": {"conventions": 400, "errors": 600, "fuzz": 234}, "by_credential": {"api_key": 1200, "none": 34},
+            "issued_keys": 0, "rate_limited": {"planned": 3, "unplanned": 1}, "retry_after": {"waits": 1, "seconds": 2.0},
+            "paced_seconds": 300.0, "floor_seconds": 740.4, "floor_binding": "default rate of one credential (100/min)",
+            "wall_seconds": 800.0, "wall_over_floor": 1.081}

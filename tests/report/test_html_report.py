@@ -7,7 +7,7 @@ import re
 from payconform.redact import Redactor
 from payconform.report import render, split_message
 
-from .conftest import CONTRACT, SECRET
+from .conftest import CONTRACT, SECRET, synthetic_cost
 
 
 def test_header_verdict_and_coverage(results):
@@ -76,3 +76,21 @@ def test_the_gate_and_expected_failures_are_shown(results):
     assert re.search(r'id="overall">failed<', html)
     block = html[html.index('id="req-ERR-B"'):html.index('id="part-limits"')]
     assert ">expected failure</span>" in block and "baseline: ticket PAY-12" in block
+
+
+def test_the_run_cost_and_requests_per_part_are_shown(results):
+    results["cost"] = synthetic_cost()
+    html = render(results, CONTRACT)
+    top = html[html.index('id="run-cost"'):]
+    top = re.sub(r"\s+", " ", top[:top.index("</div>")])
+    for shown in ("1,234</b>requests", "fuzz 234", "floor 740 s", "wall 800 s", "wall/floor 1.081",
+                  "1 unplanned 429s", "3 planned"):
+        assert shown in top, shown
+    conventions = html[html.index('id="part-conventions"'):html.index('id="part-errors"')]
+    assert '<span class="muted part-requests">400 requests</span>' in conventions
+    assert '<span class="muted part-requests">600 requests</span>' in html[html.index('id="part-errors"'):]
+
+
+def test_a_run_without_counts_shows_no_cost(results):
+    html = render(results, CONTRACT)
+    assert 'id="run-cost"' not in html and "part-requests" not in html

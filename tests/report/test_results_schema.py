@@ -10,7 +10,7 @@ import pytest
 from payconform import baseline
 from payconform.results import REQUIREMENT_VERDICTS, TEST_VERDICTS
 
-from .conftest import CONTRACT, SCHEMA_PATH
+from .conftest import CONTRACT, SCHEMA_PATH, synthetic_cost
 
 
 @pytest.fixture(scope="module")
@@ -41,5 +41,21 @@ def test_the_schema_names_every_verdict_the_code_produces(validator):
 
 def test_an_invalid_row_is_refused(validator, results):
     results["tests"][0]["verdict"] = "sort of passed"
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(results)
+
+
+def test_a_run_with_its_cost_is_valid(validator, results):
+    results["cost"] = synthetic_cost()
+    results["tests"][0]["requests"] = 17
+    validator.validate(results)
+    del results["cost"]["floor_seconds"]
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(results)
+
+
+def test_a_cost_never_names_a_negative_count(validator, results):
+    results["cost"] = synthetic_cost()
+    results["cost"]["by_credential"]["api_key"] = -1
     with pytest.raises(jsonschema.ValidationError):
         validator.validate(results)
