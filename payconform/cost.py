@@ -65,6 +65,14 @@ def _per_credential(counts: Mapping[str, int], pool: Collection[str], per_minute
     return out
 
 
+def estimate(requests: int, keys: int, per_minute: int, ip_per_minute: int) -> float:
+    """The floor, in seconds, of ``requests`` planned over ``keys`` equivalent keys (a tier's budget, before
+    the run): the run header's duration estimate."""
+    pool = [f"key{i}" for i in range(max(keys, 1))]
+    share = {key: requests / len(pool) for key in pool}
+    return floor(share, {}, rate_limit=max(per_minute, 1), ip_rate_limit=max(ip_per_minute, 1), pool=pool).seconds
+
+
 def ratio(wall: float, floor_seconds: float) -> float | None:
     """wall / floor, None when the floor is zero (nothing was sent)."""
     return round(wall / floor_seconds, 3) if floor_seconds > 0 else None

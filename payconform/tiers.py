@@ -8,7 +8,7 @@
 
 A tier names the run's request budget; the fuzz phase's budget (``--fuzz-max-requests``) defaults to a share
 of it, and the run's header estimates the run's duration from it and the target's rate limits
-(``floor_seconds``, the one place of that estimate).
+(``payconform.cost.estimate``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 SMOKE_MARKER = "smoke"
 DEFAULT_TIER = "full"
-IP_PER_MINUTE = 2000  # Limits: requests per minute per source IP, whatever the credentials
 
 
 @dataclass(frozen=True)
@@ -48,10 +47,3 @@ def tier(name: str | None) -> Tier:
         return TIERS[name or DEFAULT_TIER]
     except KeyError:
         raise ValueError(f"unknown tier {name!r}: choose one of {', '.join(TIERS)}") from None
-
-
-def floor_seconds(requests: int, keys: int, per_minute: int, ip_per_minute: int = IP_PER_MINUTE) -> float:
-    """The least time ``requests`` take under the published limits: ``per_minute`` per key over ``keys``
-    equivalent keys, and never more than ``ip_per_minute`` in all."""
-    rate = min(max(keys, 1) * max(per_minute, 1), max(ip_per_minute, 1))
-    return 60.0 * requests / rate

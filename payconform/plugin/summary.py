@@ -13,7 +13,7 @@ from .. import accounting
 from .. import results as _results
 from ..cost import cost_line, run_cost
 from ..report import write_report
-from ..tiers import floor_seconds
+from ..cost import estimate
 from .session import STATE, PayconformState
 
 _SKIP_LABELS = {"needs_operator": "needs operator", "needs_clock": "needs clock", "needs_slow": "needs --run-slow"}
@@ -36,7 +36,7 @@ def _tier_line(state: PayconformState) -> str:
     tier, target = state.tier, state.target
     assert target is not None
     keys = len(target.pool) or 1
-    minutes = floor_seconds(tier.request_budget, keys, target.rate_limit, target.ip_rate_limit) / 60
+    minutes = estimate(tier.request_budget, keys, target.rate_limit, target.ip_rate_limit) / 60
     return (f"payconform tier: {tier.describe()}; planned about {tier.request_budget} requests, at least "
             f"{minutes:.1f} min at {target.rate_limit} requests/min with {keys} key{'s' if keys != 1 else ''}")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from payconform import baseline, paths, tiers
+from payconform import baseline, cost, paths, tiers
 from payconform.cli.parser import build_parser
 from payconform.cli.reports import _common
 from payconform.contract import Contract
@@ -97,8 +97,8 @@ def test_tiers():
     assert tiers.tier("smoke").marker == tiers.SMOKE_MARKER and tiers.tier("smoke").request_budget <= 300
     with pytest.raises(ValueError, match="smoke, full, deep"):
         tiers.tier("huge")
-    assert tiers.floor_seconds(300, 1, 100) == 180
-    assert tiers.floor_seconds(3000, 100, 100) == 90  # the per-IP limit binds
+    assert cost.estimate(300, 1, 100, 2000) == 180
+    assert cost.estimate(3000, 100, 100, 2000) == 90  # the per-IP limit binds
 
 
 def test_fuzz_budget_comes_from_the_tier():
