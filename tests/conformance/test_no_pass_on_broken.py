@@ -105,7 +105,7 @@ def _passed(tmp: Path, base_url: str, org_id: str, other_org_id: str) -> set[str
     }), encoding="utf-8")
     report = tmp / "report"
     cmd = [sys.executable, "-m", "pytest", *PARTS, "-o", "addopts=", "-p", "no:cacheprovider", "-p", "no:randomly",
-           "-p", "no:allure_pytest", "-q", "-n", "2", "-k", FUZZ_OPERATIONS, "--target", str(target),
+           "-p", "no:allure_pytest", "-p", "no:xdist", "-q", "-k", FUZZ_OPERATIONS, "--target", str(target),
            "--report-dir", str(report), "--fuzz-budget", "1"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
