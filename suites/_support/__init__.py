@@ -6,5 +6,6 @@ answers), `money` and `instants` (formats), `accounts`, `recipients`, `products`
 `machines` (the payout lifecycle walk), `approvals`, `batches`, `checkout` (links), `payments` (checkout
 payments), `payout_links`, `pricing`, `idempotency`, `signing` (Mode B), `samples` (one request per
 documented answer), `lists` (seeders of the list routes), `events` (the catalog and the feed),
-`deliveries` (webhook deliveries), `drive` (making each event type happen), `versioning`.
+`deliveries` (webhook deliveries), `drive` (making each event type happen), `versioning`, `controls`
+(the request without a key that shows a 200 was the key's).
 """

@@ -11,6 +11,8 @@ from payconform.client import Api
 from payconform.expect import expect, expect_status
 from payconform.target import API_KEY_NAMES, Target
 
+from .._support.controls import expect_refused_without_key
+
 KEY_FORMAT = re.compile(r"^svc_(live|test)_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$")
 
 
@@ -30,6 +32,7 @@ def test_complete_key_in_x_api_key_authenticates(api: Api) -> None:
     expect_status(api.op("getBalance"), 200, "the complete key sent in x-api-key")
     ex = api.op("getBalance", credential=None, headers={"X-API-Key": api.credential})
     expect_status(ex, 200, "the complete key sent in a header spelled X-API-Key")
+    expect_refused_without_key(api, "getBalance", "the key in x-api-key")
 
 
 @pytest.mark.req("KEY-FORMAT")

@@ -16,6 +16,7 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 from payconform.placeholders import fill
 
+from .._support.controls import expect_refused_without_key
 from .._support.payments import payment, read_payment, refund
 from .._support.products import product_body
 from .._support.profile import success
@@ -63,3 +64,4 @@ def test_key_reads_the_approval_queue_and_audit_trail(credential: str, api_as) -
     client = api_as(credential)
     for op_id in ("listPayoutApprovals", "listAuditEvents"):
         expect_status(client.op(op_id), 200, f"{op_id} with the {credential}")
+        expect_refused_without_key(client, op_id, f"the {credential} reading it")

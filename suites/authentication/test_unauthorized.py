@@ -19,6 +19,8 @@ from payconform.client import Api, Exchange
 from payconform.expect import expect, expect_error
 from payconform.target import Target
 
+from .._support.controls import expect_key_accepted
+
 KEY_PARTS = re.compile(r"^svc_(test|live)_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$")
 
 Parts = tuple[str, str, str]  # mode, public id, secret
@@ -85,13 +87,16 @@ CASES.append(pytest.param("revoked", marks=[pytest.mark.req("AUTH-REVOKED-KEY", 
 @pytest.mark.smoke(ids=["revoked"])
 @pytest.mark.parametrize("name", CASES)
 def test_bad_key_is_unauthorized(name: str, api: Api, target: Target) -> None:
-    """Each kind of bad key, on an ordinary read of the organization: 401 UNAUTHORIZED."""
+    """Each kind of bad key, on an ordinary read of the organization: 401 UNAUTHORIZED (where the run's key is
+    accepted)."""
+    expect_key_accepted(api, f"the {name} key")
     expect_error(api.op("getBalance", credential=_bad_key(name, api, target)), 401, "UNAUTHORIZED")
 
 
 @pytest.mark.req("AUTH-MISSING-KEY", "ERR-UNAUTHORIZED")
-def test_missing_key_is_unauthorized(anon: Api) -> None:
-    """No `x-api-key` header at all: 401 UNAUTHORIZED."""
+def test_missing_key_is_unauthorized(anon: Api, api: Api) -> None:
+    """No `x-api-key` header at all: 401 UNAUTHORIZED (where the run's key is accepted)."""
+    expect_key_accepted(api, "a request without a key")
     expect_error(anon.op("getBalance"), 401, "UNAUTHORIZED")
 
 
@@ -102,6 +107,7 @@ def test_wrong_keys_are_indistinguishable(api: Api, target: Target) -> None:
 
     A missing header is left out of the comparison: the spec's "deliberately indistinguishable" names
     unknown, revoked or wrong keys, and a request without a key probes nothing."""
+    expect_key_accepted(api, "the wrong keys")
     names = [*BAD_KEYS, *(["revoked"] if target.has("revoked_key") else [])]
     names.remove("public-id-upper-case")  # may be skipped; the other malformed keys cover the case
     answers = {name: _answer(api.op("getBalance", credential=_bad_key(name, api, target))) for name in names}

@@ -20,6 +20,7 @@ from .._support.types import Unique
 CUID_SHAPED = re.compile(r"^[a-z][a-z0-9]{19,31}$")
 # One read per organization-scoped prefix (payments, recipients, checkout) that needs nothing but the key.
 ORG_SCOPED_READS = ["getBalance", "listBeneficiaries", "listCheckoutProducts"]
+OTHER_ORG_ID = "cpayconformnosuchorg000000"  # an organization id no target issued (when other_org_id is not set)
 
 
 def expect_same_id(read: Exchange, wanted: str, what: str) -> None:
@@ -30,8 +31,13 @@ def expect_same_id(read: Exchange, wanted: str, what: str) -> None:
 @pytest.mark.req("CONV-ORGID-UNCHANGED")
 @pytest.mark.parametrize("op_id", ORG_SCOPED_READS)
 def test_org_id_as_issued_works_on_every_prefix(api: Api, op_id: str) -> None:
-    """The organization id exactly as issued addresses the organization under each prefix (200)."""
+    """The organization id exactly as issued addresses the organization under each prefix (200), where another
+    organization's id does not (not 2xx): a 200 to any id would say nothing about the id as issued."""
     expect_status(api.op(op_id), 200, f"{op_id} with the organization id as issued")
+    other = api.other_org_id or OTHER_ORG_ID
+    ex = api.op(op_id, orgId=other)
+    expect(not 200 <= ex.status < 300, f"{op_id} under another organization's id {other!r} answered {ex.status}"
+           " too, so the 200 does not show that the id as issued addressed the organization", ex)
 
 
 @pytest.mark.req("CONV-IDS-OPAQUE")
@@ -61,9 +67,10 @@ def test_org_id_is_cuid_shaped(api: Api) -> None:
 def test_org_prefixed_alias_does_not_address_the_org(api: Api) -> None:
     """The id in use carries no `org_` prefix, and `org_<id>` in the path does not address the organization."""
     expect(not str(api.org_id).startswith("org_"), f"the organization id {api.org_id!r} is an `org_` alias")
+    expect_status(api.op("getBalance"), 200, "GET balance under the organization id as issued (the control)")
     ex = api.op("getBalance", orgId="org_" + str(api.org_id))
-    expect(not 200 <= ex.status < 300, f"GET balance under `org_{api.org_id}` answered {ex.status}: the `org_`"
-           " alias addressed the organization", ex)
+    expect(400 <= ex.status < 500, f"GET balance under `org_{api.org_id}` answered {ex.status}: "
+           + ("the `org_` alias addressed the organization" if ex.status < 400 else "not a refusal (4xx)"), ex)
 
 
 @pytest.mark.req("CONV-ORG-SCOPED")

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from payconform import fuzz
-from payconform.expect import ContractViolation
+from payconform.expect import ContractViolation, fail
 
-from . import checks  # noqa: F401  (registers the custom checks with schemathesis)
+from . import checks, tolerant  # noqa: F401  (registers the custom checks with schemathesis)
 
 
 @pytest.hookimpl(trylast=True)  # after the plugin's: when suites/fuzz is on the command line, both run in one call
@@ -58,8 +58,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``); a test that sent
-    its share of the phase's budget (``fuzz.ShareSpent``) ends there, judged on what it sent."""
+    """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``), or because every
+    case it sent was refused the key (401, 403 FORBIDDEN): a refused case reached no operation, so nothing of the
+    test's requirements was checked, while the run's key is one the target should accept. A test that sent its
+    share of the phase's budget (``fuzz.ShareSpent``) ends there, judged on what it sent."""
+    checks.REACH.reset()
     try:
         result = yield
     except fuzz.ShareSpent:
@@ -68,4 +71,9 @@ def pytest_runtest_call(item: pytest.Item):
     message = current.take_failure(item.nodeid) if current is not None else None
     if message:
         raise ContractViolation(message)
+    unchecked = checks.REACH.unchecked()
+    if unchecked:
+        reqs = ", ".join(sorted({rid for m in item.iter_markers("req") for rid in m.args})) or "its requirements"
+        fail(f"{unchecked}: nothing about {reqs} was checked",
+             expected="the run's api key accepted, so that the fuzzed requests reach the operation")
     return result

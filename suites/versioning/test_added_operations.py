@@ -14,6 +14,7 @@ from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect
 
+from .._support.controls import expect_key_accepted
 from .._support.versioning import added_operations, documented, probe_path
 
 
@@ -21,6 +22,7 @@ from .._support.versioning import added_operations, documented, probe_path
 @pytest.mark.needs("api_key")
 def test_added_operations_are_served(api: Api, contract: Contract, unique) -> None:
     """Every added operation answers at its contract path with a status the contract documents for it."""
+    expect_key_accepted(api, "the added operations: a refused key's 401 says nothing of a route")
     added = list(added_operations(contract))
     expect(len(added) >= 20, f"the contract marks {len(added)} operations as added; Versioning rule 8 names 20")
     for op_id, method, path, op in added:

@@ -8,8 +8,8 @@ from . import variant
 from .rewrites import rewrite_replies
 
 if TYPE_CHECKING:
-    from ..operation import Reply
-    from ..reference import Reference
+    from ..operation import Call, Reply
+    from ..reference import Handler, Reference
 
 
 def _null_when_withheld(reply: Reply) -> Reply:
@@ -40,3 +40,21 @@ def _available_in_provider(reply: Reply) -> Reply:
              "names '`available` on the balance' without saying where.")
 def _(ref: Reference) -> None:
     rewrite_replies(ref, "getBalance", _available_in_provider)
+
+
+@variant("limit-non-integer-defaulted",
+         doc="A `limit` that is not an integer (`limit=abc`) on balance history and audit events is ignored and the "
+             "default page size applies, rather than 400: the routes give only range rules ('`limit` (1-500, "
+             "default 100, out-of-range clamped)', '`limit` (1-100, default 50)'), nothing of non-numeric values.")
+def _(ref: Reference) -> None:
+    for op_id in ("getBalanceHistory", "listAuditEvents"):
+        ref.wrap_handler(op_id, _default_non_integer_limit)
+
+
+def _default_non_integer_limit(handler: Handler) -> Handler:
+    def defaulted(call: Call) -> Reply:
+        items = call.query_params.multi_items()
+        if any(k == "limit" and not v.strip().lstrip("+-").isdigit() for k, v in items):
+            call.query_params = call.query_params.__class__([(k, v) for k, v in items if k != "limit"])
+        return handler(call)
+    return defaulted

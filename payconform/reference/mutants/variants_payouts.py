@@ -80,3 +80,11 @@ def _minimal_create(reply: Reply) -> Reply:
              "operations (create, ...): not shown'; the payout is read with GET /orders/{payoutId}.")
 def _(ref: Reference) -> None:
     rewrite_replies(ref, "createPayout", _minimal_create)
+
+
+@variant("allow-duplicate-other-values-ignored",
+         doc="An `X-Allow-Duplicate` header with any value but `true` is ignored (the duplicate guard still answers "
+             "409 for an identical body; a new body runs) rather than refused: '`X-Allow-Duplicate: true` (the only "
+             "accepted value)' says which value allows a duplicate, not that another is refused.")
+def _(ref: Reference) -> None:
+    ref.idempotency.allow_duplicate = lambda call: call.headers.get("x-allow-duplicate") == "true"  # type: ignore[method-assign]
