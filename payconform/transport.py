@@ -11,6 +11,8 @@
   ``request_timeout``, and reads the answer while streaming up to ``max_body`` bytes (1 MiB by default):
   a larger one is cut there and flagged, never held whole;
 - retries a 429 after ``Retry-After`` (refused before the handler ran: Limits), at most ``retries`` times;
+- reports each attempt to the run's ``payconform.breaker`` and, once it has tripped (the target stopped
+  answering), sends nothing more;
 - appends each attempt, redacted and truncated, to the current test's transcript.
 
 A hang, a dropped connection, garbage, an answer past the deadline or over the cap raises ``TargetError``
@@ -30,6 +32,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from . import breaker as _breaker
 from . import pacing as _pacing
 from . import redact as _redact
 from . import results as _results
@@ -218,6 +221,7 @@ class Transport:
                               for k, v in pairs])
         key = sent.get("x-api-key")
         check_live_key(key, method, url, op, allow_live_refusal)
+        _refuse_when_gone(method, url)
         attempts = 0
         while True:
             attempts += 1
@@ -241,6 +245,7 @@ class Transport:
         elapsed = time.monotonic() - started
         request_id = read.headers.get("x-request-id") if read.status is not None else None
         self._record(wall, info, read, request_id, elapsed, op_id, attempt)
+        _report_to_breaker(read)
         if read.error is not None:
             raise TargetError(failure_message(what=f"target error: {read.error}", request=(method, info.url),
                                               request_id=request_id),
@@ -314,6 +319,26 @@ class Transport:
         if read.error:
             entry["error"] = r.redact(read.error)
         rec.add_exchange(entry)
+
+
+def _refuse_when_gone(method: str, url: str) -> None:
+    """``TargetError`` without sending once the breaker has tripped: the target stopped answering."""
+    breaker = _breaker.current()
+    why = breaker.tripped() if breaker is not None else None
+    if why is not None:
+        raise TargetError(failure_message(what=f"{_breaker.CAUSE} ({why}); not sent", request=(method, url)),
+                          unreachable=True)
+
+
+def _report_to_breaker(read: _Read) -> None:
+    """An answer (even one cut at the cap) shows the target alive; anything else is a transport failure."""
+    breaker = _breaker.current()
+    if breaker is None:
+        return
+    if read.error is None or read.truncated:
+        breaker.answered()
+    else:
+        breaker.failed(read.error)
 
 
 def _sign(request: httpx.Request, body: bytes, signer: Any) -> None:
