@@ -186,10 +186,11 @@ class ResultCollector:
                 row["outcome"] = "not_run"
 
     def not_run(self, nodeid: str, requirements: list[str], needs: list[str], reason: str) -> None:
-        """The row of a test the run never started (interrupted, out of time)."""
-        self.rows[nodeid] = {"nodeid": nodeid, "requirements": list(requirements), "outcome": "not_run",
-                             "duration": 0.0, "skip_reason": reason, "verdict": "not_run", "request_ids": [],
-                             "profile_ops": [], "needs": list(needs)}
+        """The row of a test the run never started or never finished (interrupted, out of time)."""
+        row = self.rows.setdefault(nodeid, {"nodeid": nodeid, "requirements": list(requirements), "duration": 0.0,
+                                            "request_ids": [], "profile_ops": [], "needs": list(needs)})
+        row.update(outcome="not_run", verdict="not_run", skip_reason=reason)
+        row.pop("message", None)
 
     def tests(self) -> list[dict]:
         out = []

@@ -6,8 +6,9 @@
   that would start after it is reported "not run" (skipped with a ``not run:`` reason, verdict ``not_run``).
 - The tests left: each collecting process writes its conformance tests (node id, requirement ids, needs) to
   the shared directory; at the end the controller gives every test without a result a "not run" row (an
-  interrupted run: SIGINT, SIGTERM through ``payconform run``, or its hard stop), so the report says what
-  was not checked instead of leaving it out, and a run with tests not run never exits 0.
+  interrupted run: SIGINT, SIGTERM through ``payconform run``, or its hard stop), as does a test stopped
+  while it ran (set up, never finished), so the report says what was not checked instead of leaving it out
+  or calling it failed, and a run with tests not run never exits 0.
 """
 
 from __future__ import annotations
@@ -121,6 +122,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     else:
         reason = f"{NOT_RUN}: the run ended before it"
     rows = state.collector.rows
+    for row in list(rows.values()):
+        if row["outcome"] is None:  # set up, never finished: stopped while it ran, no verdict to give
+            state.collector.not_run(row["nodeid"], row["requirements"], row["needs"], f"{reason} while it ran")
     for test in _collected(session.config):
         if test["nodeid"] not in rows:
             state.collector.not_run(test["nodeid"], test["requirements"], test["needs"], reason)

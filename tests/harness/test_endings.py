@@ -130,3 +130,11 @@ def test_max_duration_reports_the_tests_left_as_not_run(pytester, monkeypatch, r
     assert data["tests"] and {t["verdict"] for t in data["tests"]} == {"not_run"}, data["tests"]
     assert all(t["skip_reason"].startswith("not run: --max-duration") for t in data["tests"])
     assert f"{len(data['tests'])} not run" in out
+
+
+def test_a_test_stopped_while_it_ran_is_not_run_not_failed() -> None:
+    c = ResultCollector()
+    c.add(nodeid="t::inflight", when="setup", outcome="passed", duration=0.1, blob={"requirements": ["A-1"]})
+    c.not_run("t::inflight", ["A-1"], [], "not run: the run was interrupted while it ran")
+    (row,) = c.tests()
+    assert (row["outcome"], row["verdict"], row["duration"]) == ("not_run", "not_run", 0.1)

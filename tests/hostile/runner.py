@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from payconform.artifacts import find_leaks
+from payconform.breaker import CAUSE
 
 from .server import ORG, OTHER_ORG
 
@@ -38,6 +39,7 @@ class Outcome:
     leaks: list[str] = field(default_factory=list)
     verdicts: dict[str, int] = field(default_factory=dict)
     output: str = ""
+    stopped_answering: int = 0  # tests failed with the cause "target stopped answering"
 
 
 @contextlib.contextmanager
@@ -99,11 +101,13 @@ def run_mode(mode: str, workdir: Path, *, select: str = "conventions", workers: 
         seconds = time.monotonic() - started
     results = report_dir / "results.json"
     verdicts: dict[str, int] = {}
+    stopped = 0
     if results.exists():
         for test in json.loads(results.read_text(encoding="utf-8")).get("tests") or []:
             verdicts[test["verdict"]] = verdicts.get(test["verdict"], 0) + 1
+            stopped += CAUSE in (test.get("message") or "")
     leaks = [f"{leak.path.name}: {leak.kind}" for leak in find_leaks(report_dir, [api_key])] \
         if report_dir.exists() else []
     if api_key in output:
         leaks.append("console output")
-    return Outcome(mode, seconds, code, results.exists(), peak, leaks, verdicts, output)
+    return Outcome(mode, seconds, code, results.exists(), peak, leaks, verdicts, output, stopped)
