@@ -54,7 +54,8 @@ class TargetError(AssertionError):
     """The target hung, dropped the connection, answered garbage or too much.
 
     ``unreachable``: no connection could be made at all; ``status``, ``headers``, ``body``: what had come back
-    before the attempt ended (``status`` None when nothing did), for tools that report rather than fail."""
+    before the attempt ended (``status`` None when nothing did; the body's first 4 KiB: a failure held by
+    hypothesis or a traceback must not pin a megabyte), for tools that report rather than fail."""
 
     def __init__(self, message: str, *, unreachable: bool = False, status: int | None = None,
                  headers: httpx.Headers | None = None, body: bytes = b"") -> None:
@@ -247,9 +248,12 @@ class Transport:
         self._record(wall, info, read, request_id, elapsed, op_id, attempt)
         _report_to_breaker(read)
         if read.error is not None:
-            raise TargetError(failure_message(what=f"target error: {read.error}", request=(method, info.url),
-                                              request_id=request_id),
-                              unreachable=read.unreachable, status=read.status, headers=read.headers, body=read.body)
+            error = TargetError(failure_message(what=f"target error: {read.error}", request=(method, info.url),
+                                                request_id=request_id),
+                                unreachable=read.unreachable, status=read.status, headers=read.headers,
+                                body=read.body[:TRANSCRIPT_BODY])
+            read.body = b""  # this frame lives on in the error's traceback
+            raise error
         return Exchange(info, read.status, read.headers, read.body, elapsed, op_id=op_id, attempts=attempt,
                         truncated=read.truncated, reason=read.reason, http_version=read.http_version)
 
