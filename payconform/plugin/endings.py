@@ -70,9 +70,9 @@ def deadline_passed(config: pytest.Config) -> bool:
     return deadline is not None and time.time() >= deadline
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """A test past the deadline is not run; once the target stopped answering, a test fails at once."""
+    """A test past the deadline is not run; once the target stopped answering, a test fails at once. After
+    the skips for unmet needs (a test the target could never run says so), before any fixture is set up."""
     if not active_for(item):
         return
     if deadline_passed(item.config):

@@ -76,3 +76,14 @@ def test_the_gate_and_expected_failures_are_shown(results):
     assert re.search(r'id="overall">failed<', html)
     block = html[html.index('id="req-ERR-B"'):html.index('id="part-limits"')]
     assert ">expected failure</span>" in block and "baseline: ticket PAY-12" in block
+
+
+def test_a_test_naming_several_requirements_shows_its_transcript_once(results):
+    failed = next(t for t in results["tests"] if t.get("transcript"))
+    failed["requirements"] = ["ERR-B", "CONV-A"]
+    results["requirements"] = [dict(r, tests=r["tests"] + [failed["nodeid"]]) if r["id"] == "CONV-A" else r
+                               for r in results["requirements"]]
+    html = render(results, CONTRACT)
+    assert html.count("transcript (1 exchanges") == 2  # under both requirements ...
+    assert html.count("<summary>transcript") == 1  # ... its exchanges once, under the first
+    assert 'exchanges): under <a href="#req-ERR-B">ERR-B</a>' in html
