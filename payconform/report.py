@@ -18,6 +18,7 @@ LABELS = {
     "warning": "warning (approximate timing)",
     "expected_failure": "expected failure",
     "skipped": "skipped",
+    "not_run": "not run",
     "needs_operator": "needs operator",
     "needs_clock": "needs clock",
     "needs_slow": "needs --run-slow",
@@ -26,7 +27,7 @@ LABELS = {
     "not_specified": "not specified by the spec",
 }
 # the order of the segments of a part's verdict bar and of the verdict filter
-VERDICT_ORDER = ("failed", "warning", "expected_failure", "passed", "needs_operator", "needs_clock", "needs_slow",
+VERDICT_ORDER = ("failed", "warning", "expected_failure", "not_run", "passed", "needs_operator", "needs_clock", "needs_slow",
                  "skipped", "not_tested", "not_testable", "not_specified")
 
 

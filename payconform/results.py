@@ -20,11 +20,12 @@ from .unlock import unlock_rows
 MAX_TRANSCRIPT_ENTRIES = 200
 
 TEST_VERDICTS = ("passed", "failed", "warning", "expected_failure", "skipped", "needs_operator", "needs_clock",
-                 "needs_slow")
+                 "needs_slow", "not_run")
 REQUIREMENT_VERDICTS = (
     "failed",
     "warning",
     "expected_failure",
+    "not_run",
     "passed",
     "needs_operator",
     "needs_clock",
@@ -115,6 +116,8 @@ def reset_record(token) -> None:
 
 def skip_verdict(reason: str | None) -> str:
     r = (reason or "").strip()
+    if r.startswith("not run"):
+        return "not_run"
     if r.startswith("needs operator"):
         return "needs_operator"
     if r.startswith("needs clock"):
@@ -179,6 +182,15 @@ class ResultCollector:
             row["verdict"] = "failed"
         elif row["outcome"] == "skipped":
             row["verdict"] = skip_verdict(row["skip_reason"])
+            if row["verdict"] == "not_run":
+                row["outcome"] = "not_run"
+
+    def not_run(self, nodeid: str, requirements: list[str], needs: list[str], reason: str) -> None:
+        """The row of a test the run never started or never finished (interrupted, out of time)."""
+        row = self.rows.setdefault(nodeid, {"nodeid": nodeid, "requirements": list(requirements), "duration": 0.0,
+                                            "request_ids": [], "profile_ops": [], "needs": list(needs)})
+        row.update(outcome="not_run", verdict="not_run", skip_reason=reason)
+        row.pop("message", None)
 
     def tests(self) -> list[dict]:
         out = []
@@ -209,7 +221,7 @@ def apply_levels(contract, tests: Iterable[dict]) -> None:
 
 
 def _verdict_of(verdicts: list[str]) -> str:
-    for v in ("failed", "warning", "expected_failure", "passed", "needs_operator", "needs_clock", "needs_slow"):
+    for v in ("failed", "warning", "expected_failure", "not_run", "passed", "needs_operator", "needs_clock", "needs_slow"):
         if v in verdicts:
             return v
     return "skipped"
@@ -278,6 +290,7 @@ def totals(results: Mapping) -> dict:
         "failed": sum(1 for t in tests if t["outcome"] == "failed"),
         "errors": sum(1 for t in tests if t["outcome"] == "error"),
         "skipped": sum(1 for t in tests if t["outcome"] == "skipped"),
+        "not_run": sum(1 for t in tests if t["outcome"] == "not_run"),
         "test_verdicts": by_verdict,
         "requirements": len(reqs),
         "covered": req_by.get("passed", 0),

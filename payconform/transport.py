@@ -13,6 +13,8 @@
 - retries a 429 after ``Retry-After`` (refused before the handler ran: Limits), at most ``retries`` times,
   and holds the credential in the pacer meanwhile (every process waits); counts each attempt
   (``payconform.accounting``);
+- reports each attempt to the run's ``payconform.breaker`` and, once it has tripped (the target stopped
+  answering), sends nothing more;
 - appends each attempt, redacted and truncated, to the current test's transcript.
 
 A hang, a dropped connection, garbage, an answer past the deadline or over the cap raises ``TargetError``
@@ -33,6 +35,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from . import accounting as _accounting
+from . import breaker as _breaker
 from . import pacing as _pacing
 from . import redact as _redact
 from . import results as _results
@@ -54,7 +57,8 @@ class TargetError(AssertionError):
     """The target hung, dropped the connection, answered garbage or too much.
 
     ``unreachable``: no connection could be made at all; ``status``, ``headers``, ``body``: what had come back
-    before the attempt ended (``status`` None when nothing did), for tools that report rather than fail."""
+    before the attempt ended (``status`` None when nothing did; the body's first 4 KiB: a failure held by
+    hypothesis or a traceback must not pin a megabyte), for tools that report rather than fail."""
 
     def __init__(self, message: str, *, unreachable: bool = False, status: int | None = None,
                  headers: httpx.Headers | None = None, body: bytes = b"") -> None:
@@ -221,6 +225,7 @@ class Transport:
                               for k, v in pairs])
         key = sent.get("x-api-key")
         check_live_key(key, method, url, op, allow_live_refusal)
+        _refuse_when_gone(method, url)
         attempts = 0
         while True:
             attempts += 1
@@ -253,10 +258,14 @@ class Transport:
         elapsed = time.monotonic() - started
         request_id = read.headers.get("x-request-id") if read.status is not None else None
         self._record(wall, info, read, request_id, elapsed, op_id, attempt)
+        _report_to_breaker(read)
         if read.error is not None:
-            raise TargetError(failure_message(what=f"target error: {read.error}", request=(method, info.url),
-                                              request_id=request_id),
-                              unreachable=read.unreachable, status=read.status, headers=read.headers, body=read.body)
+            error = TargetError(failure_message(what=f"target error: {read.error}", request=(method, info.url),
+                                                request_id=request_id),
+                                unreachable=read.unreachable, status=read.status, headers=read.headers,
+                                body=read.body[:TRANSCRIPT_BODY])
+            read.body = b""  # this frame lives on in the error's traceback
+            raise error
         return Exchange(info, read.status, read.headers, read.body, elapsed, op_id=op_id, attempts=attempt,
                         truncated=read.truncated, reason=read.reason, http_version=read.http_version)
 
@@ -326,6 +335,26 @@ class Transport:
         if read.error:
             entry["error"] = r.redact(read.error)
         rec.add_exchange(entry)
+
+
+def _refuse_when_gone(method: str, url: str) -> None:
+    """``TargetError`` without sending once the breaker has tripped: the target stopped answering."""
+    breaker = _breaker.current()
+    why = breaker.tripped() if breaker is not None else None
+    if why is not None:
+        raise TargetError(failure_message(what=f"{_breaker.CAUSE} ({why}); not sent", request=(method, url)),
+                          unreachable=True)
+
+
+def _report_to_breaker(read: _Read) -> None:
+    """An answer (even one cut at the cap) shows the target alive; anything else is a transport failure."""
+    breaker = _breaker.current()
+    if breaker is None:
+        return
+    if read.error is None or read.truncated:
+        breaker.answered()
+    else:
+        breaker.failed(read.error)
 
 
 def _sign(request: httpx.Request, body: bytes, signer: Any) -> None:

@@ -38,6 +38,7 @@ class HarnessTransport(BaseTransport[Any]):
 
     def send(self, case: Any, *, session: Any = None, **kwargs: Any) -> Response:
         """Send ``case`` (the transport's deadline stands for schemathesis' timeout settings)."""
+        __tracebackhide__ = True  # ``case`` carries the credential header
         data = self.serialize_case(case, **kwargs)
         prepared = requests.Request(
             method=data["method"], url=data["url"], headers=data.get("headers"), params=data.get("params"),

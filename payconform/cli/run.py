@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from ..target.fields import WEBHOOK_FLAGS
 from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
 from .serve import start_reference
+
+HARD_STOP_GRACE = 30.0  # seconds the tests in flight at --max-duration get before the run interrupts them
+STOP_WAIT = 60.0  # seconds an interrupted run gets to write its report before it is killed
 
 
 def _default_report_dir() -> Path:
@@ -71,10 +75,12 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
-def _run_pytest(cmd: list[str]) -> int:
+def _run_pytest(cmd: list[str], stop_after: float | None = None) -> int:
     """pytest in its own process group, so that SIGINT or SIGTERM (Ctrl-C, CI runners, `timeout`) reaches
     it and all its xdist workers as one interrupt: the tests stop, the partial report is written, and
-    nothing is left running. A second signal kills the group. Answers pytest's exit code, or 128 + signal."""
+    nothing is left running. A second signal kills the group. Answers pytest's exit code, or 128 + signal.
+    Still running ``stop_after`` seconds on (the tests in flight at ``--max-duration`` did not end), it is
+    interrupted the same way and answers 1: the report holds the tests left as not run."""
     proc = subprocess.Popen(cmd, env=dict(os.environ), start_new_session=True)
     received: list[int] = []
 
@@ -90,7 +96,18 @@ def _run_pytest(cmd: list[str]) -> int:
 
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        code = proc.wait()
+        try:
+            code = proc.wait(timeout=stop_after)
+        except subprocess.TimeoutExpired:
+            print("payconform: --max-duration reached with tests still running: stopping them and writing the "
+                  "report", file=sys.stderr)
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                code = proc.wait(timeout=STOP_WAIT)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            code = 1
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -103,6 +120,7 @@ def _run_pytest(cmd: list[str]) -> int:
 
 def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
     """Run pytest over the suites in a subprocess and answer its exit code, gated when asked."""
+    started = time.monotonic()
     if ns.list:
         return cmd_list(ns, extra)
     if ns.baseline:
@@ -170,8 +188,13 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
                             ("--fuzz-seed", ns.fuzz_seed)):
             if value is not None:
                 cmd += [flag, str(value)]
+        stop_after = None
+        if ns.max_duration:
+            left = max(ns.max_duration - (time.monotonic() - started), 1.0)
+            cmd += ["--max-duration", f"{left:.1f}"]
+            stop_after = left + HARD_STOP_GRACE
         cmd += extra
-        code = _run_pytest(cmd)
+        code = _run_pytest(cmd, stop_after)
         if ns.baseline or ns.warnings_as_errors:
             code = apply_gate(ns, report_dir, target, code)
         elif code == 1:

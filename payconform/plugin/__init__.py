@@ -7,6 +7,8 @@
 - ``markers``: ``req`` and ``needs``, which tests are conformance tests (``is_suite_path``), ``--select``, the
   default timeout and skipping by ``needs``;
 - ``recording``: each test's record and its transport from the workers to the controller;
+- ``endings``: how a run ends early (the target stopped answering, ``--max-duration``, an interrupt) and the
+  "not run" rows of the tests it left;
 - ``summary``: ``results.json``, ``index.html``, the report header and the terminal summary;
 - ``fixtures``: ``target``, ``contract`` (session); ``api``, ``api_as``, ``anon``, ``operator``, ``clock``,
   ``fresh_org``, ``unique``, ``webhook_receiver``, ``webhook_receiver_factory`` (function); ``webhook_server``
@@ -28,6 +30,7 @@ pytest_plugins = [
     "payconform.plugin.session",
     "payconform.plugin.markers",
     "payconform.plugin.recording",
+    "payconform.plugin.endings",
     "payconform.plugin.summary",
     "payconform.plugin.fixtures",
 ]

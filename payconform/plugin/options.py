@@ -77,6 +77,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                      "globs (test_links_walk); deselects the other conformance tests")
     g.addoption(*_names("--report-dir"), dest="payconform_report_dir", metavar="DIR", default=None,
                 help="where results.json and index.html go (default reports/<UTC timestamp>)")
+    g.addoption(*_names("--max-duration"), dest="payconform_max_duration", metavar="SECONDS", type=float,
+                default=None, help="tests that would start after SECONDS are reported not run (exit code 1); "
+                                   "default: no limit (payconform run sets one)")
     g.addoption("--payconform-embedded", dest="payconform_embedded", action="store_true", default=False,
                 help="start the reference server, provision an organization and credentials, run against it")
     g.addoption("--payconform-mutant", dest="payconform_mutant", metavar="NAME", default=None,

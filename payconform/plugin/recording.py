@@ -117,6 +117,7 @@ def pytest_runtest_makereport(item: pytest.Item, call):
             blob["requests"] = requests
         if failed:
             blob["message"] = _failure_message(state, call)
+            _redact_longrepr(state, report)
         report.user_properties.append((BLOB, json.dumps(blob, default=str)))
     return report
 
@@ -132,6 +133,15 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def pytest_testnodedown(node, error) -> None:
     """xdist controller: a worker's counts from outside its tests."""
     get_state(node.config).counts.add_all(getattr(node, "workeroutput", {}).get(WORKER_REQUESTS))
+
+
+def _redact_longrepr(state: PayconformState, report: pytest.TestReport) -> None:
+    """The traceback as text without secrets when a frame outside the harness (schemathesis' ``Case.call``,
+    whose case carries the key header) shows them; the console, JUnit and allure all print ``longrepr``."""
+    text = str(report.longrepr)
+    clean = state.redactor.redact(text)
+    if clean != text:
+        report.longrepr = clean
 
 
 def _skip_reason(report) -> str | None:

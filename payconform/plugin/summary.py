@@ -102,7 +102,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
             skip_by[label] = skip_by.get(label, 0) + 1
     skipped = ", ".join(f"{k}: {v}" for k, v in sorted(skip_by.items(), key=lambda kv: (-kv[1], kv[0])))
     tr.write_line(f"tests: {t['passed']} passed, {t['failed'] + t['errors']} failed, {t['skipped']} skipped"
-                  + (f" ({skipped})" if skipped else ""))
+                  + (f" ({skipped})" if skipped else "") + (f", {t['not_run']} not run" if t["not_run"] else ""))
     tr.write_line(f"requirements covered: {t['covered']} of {t['requirements']}")
     cost = data.get("cost")
     if cost:

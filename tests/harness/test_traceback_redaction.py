@@ -32,3 +32,35 @@ def test_a_transport_failure_traceback_holds_no_key(pytester, monkeypatch) -> No
     assert "could not connect" in out
     assert KEY not in out, "the key appears in the console traceback"
     assert KEY not in (pytester.path / "junit.xml").read_text(), "the key appears in junit.xml"
+
+
+FOREIGN_FRAME = '''
+import pytest
+
+
+def foreign_library_call(case_headers):  # a frame the harness cannot hide (schemathesis' Case.call)
+    raise AssertionError("the target answered garbage")
+
+
+@pytest.mark.req("DEMO-PASS")
+def test_key_in_a_foreign_frame(target):
+    foreign_library_call({"x-api-key": target.api_key})
+'''
+
+
+def test_a_secret_in_a_frame_outside_the_harness_is_redacted_from_the_report(pytester, monkeypatch,
+                                                                           ref_target) -> None:
+    from .fake_project import write_project
+
+    write_project(pytester.path)
+    monkeypatch.setenv("PAYCONFORM_CONTRACT_DIR", str(pytester.path / "contract"))
+    (pytester.path / "suites" / "endpoints" / "test_foreign.py").write_text(FOREIGN_FRAME)
+    target, path = ref_target
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "suites/endpoints/test_foreign.py",
+                                           "--target", str(path), "--report-dir", "out", "--tb=long",
+                                           "--junitxml=junit.xml")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "case_headers = {'x-api-key': " in out  # the frame's arguments are shown ...
+    assert target.api_key not in out  # ... without the key
+    assert target.api_key not in (pytester.path / "junit.xml").read_text()

@@ -94,3 +94,14 @@ def test_the_run_cost_and_requests_per_part_are_shown(results):
 def test_a_run_without_counts_shows_no_cost(results):
     html = render(results, CONTRACT)
     assert 'id="run-cost"' not in html and "part-requests" not in html
+
+
+def test_a_test_naming_several_requirements_shows_its_transcript_once(results):
+    failed = next(t for t in results["tests"] if t.get("transcript"))
+    failed["requirements"] = ["ERR-B", "CONV-A"]
+    results["requirements"] = [dict(r, tests=r["tests"] + [failed["nodeid"]]) if r["id"] == "CONV-A" else r
+                               for r in results["requirements"]]
+    html = render(results, CONTRACT)
+    assert html.count("transcript (1 exchanges") == 2  # under both requirements ...
+    assert html.count("<summary>transcript") == 1  # ... its exchanges once, under the first
+    assert 'exchanges): under <a href="#req-ERR-B">ERR-B</a>' in html

@@ -1,0 +1,132 @@
+"""How a run ends early, and the tests it leaves: the target stopped answering, ``--max-duration``, an interrupt.
+
+- The breaker (``payconform.breaker``) lives in a directory the controller shares with its xdist workers;
+  once it has tripped, each test left fails at setup with the cause, at once.
+- ``--max-duration``: the controller fixes the deadline (wall clock) and hands it to the workers; a test
+  that would start after it is reported "not run" (skipped with a ``not run:`` reason, verdict ``not_run``).
+- The tests left: each collecting process writes its conformance tests (node id, requirement ids, needs) to
+  the shared directory; at the end the controller gives every test without a result a "not run" row (an
+  interrupted run: SIGINT, SIGTERM through ``payconform run``, or its hard stop), as does a test stopped
+  while it ran (set up, never finished), so the report says what was not checked instead of leaving it out
+  or calling it failed, and a run with tests not run never exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from .. import breaker as _breaker
+from .markers import active_for, needs, requirement_ids
+from .recording import _clean_nodeid
+from .session import get_state
+
+NOT_RUN = "not run"
+WORKER_RUN_DIR = "payconform_run_dir"
+WORKER_DEADLINE = "payconform_deadline"
+_RUN_DIR = pytest.StashKey[str]()
+_DEADLINE = pytest.StashKey["float | None"]()
+_COLLECTED = pytest.StashKey[list]()
+_INTERRUPTED = 2  # pytest.ExitCode.INTERRUPTED
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    state = get_state(config)
+    if state.target is None:
+        return
+    if state.is_worker:
+        run_dir = config.workerinput.get(WORKER_RUN_DIR)
+        deadline = config.workerinput.get(WORKER_DEADLINE)
+    else:
+        run_dir = state.tmpdir()
+        seconds = config.getoption("payconform_max_duration")
+        deadline = time.time() + seconds if seconds else None
+    config.stash[_DEADLINE] = deadline
+    if run_dir:
+        config.stash[_RUN_DIR] = run_dir
+        _breaker.set_current(_breaker.Breaker(run_dir))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """xdist controller: the shared directory and the deadline go to each worker."""
+    config = node.config
+    if _RUN_DIR in config.stash:
+        node.workerinput[WORKER_RUN_DIR] = config.stash[_RUN_DIR]
+    node.workerinput[WORKER_DEADLINE] = config.stash.get(_DEADLINE, None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _RUN_DIR in config.stash:
+        _breaker.set_current(None)
+
+
+def deadline_passed(config: pytest.Config) -> bool:
+    deadline = config.stash.get(_DEADLINE, None)
+    return deadline is not None and time.time() >= deadline
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test past the deadline is not run; once the target stopped answering, a test fails at once. After
+    the skips for unmet needs (a test the target could never run says so), before any fixture is set up."""
+    if not active_for(item):
+        return
+    if deadline_passed(item.config):
+        pytest.skip(f"{NOT_RUN}: --max-duration reached before it started")
+    breaker = _breaker.current()
+    why = breaker.tripped() if breaker is not None else None
+    if why is not None:
+        pytest.fail(f"{_breaker.CAUSE}: {why}", pytrace=False)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Remember the selected conformance tests (workers: in the shared directory, for the controller)."""
+    run_dir = config.stash.get(_RUN_DIR, None)
+    if run_dir is None:
+        return
+    rows = [{"nodeid": _clean_nodeid(i), "requirements": requirement_ids(i), "needs": needs(i)}
+            for i in items if active_for(i)]
+    if get_state(config).is_worker:
+        path = Path(run_dir) / f"collected-{config.workerinput.get('workerid', 'gw')}.json"
+        path.write_text(json.dumps(rows), encoding="utf-8")
+    else:
+        config.stash[_COLLECTED] = rows
+
+
+def _collected(config: pytest.Config) -> list[dict]:
+    if _COLLECTED in config.stash:
+        return config.stash[_COLLECTED]
+    for path in sorted(Path(config.stash[_RUN_DIR]).glob("collected-*.json")):
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+    return []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
+    """Before the results are written: a "not run" row for each test that has none."""
+    state = get_state(session.config)
+    if state.is_worker or _RUN_DIR not in session.config.stash:
+        return
+    if deadline_passed(session.config):
+        reason = f"{NOT_RUN}: --max-duration reached"
+    elif exitstatus == _INTERRUPTED:
+        reason = f"{NOT_RUN}: the run was interrupted"
+    else:
+        reason = f"{NOT_RUN}: the run ended before it"
+    rows = state.collector.rows
+    for row in list(rows.values()):
+        if row["outcome"] is None:  # set up, never finished: stopped while it ran, no verdict to give
+            state.collector.not_run(row["nodeid"], row["requirements"], row["needs"], f"{reason} while it ran")
+    for test in _collected(session.config):
+        if test["nodeid"] not in rows:
+            state.collector.not_run(test["nodeid"], test["requirements"], test["needs"], reason)
+    if session.exitstatus == 0 and any(r["verdict"] == "not_run" for r in rows.values()):
+        session.exitstatus = 1

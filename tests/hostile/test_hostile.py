@@ -1,0 +1,43 @@
+"""``payconform run`` against hostile targets on loopback: it ends in bounded time with exit code 1 or 2,
+writes its report, leaks no secret and stays within its memory bound whatever the target does.
+
+Each server turns hostile after the preflight's requests (``--after``), so the suite's own handling is what
+is exercised (the preflight's is in tests/harness/test_preflight.py). A small selection keeps these runs
+cheap; ``benchmarks/hostile.py`` runs the large one and prints its figures.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from payconform.breaker import THRESHOLD
+
+from .runner import run_mode
+from .server import MODES
+
+# a few tests of the conventions part (without the fuzz phase, whose collection alone costs seconds)
+SELECT = "ERR-ROUTE-NOT-FOUND,CONV-PREFIX,CONV-REQUEST-ID-HEADER"
+SUITES = ("--suites", "suites/conventions")
+BOUND = 120.0  # seconds: a run here takes 10-20 s on an idle 2-core machine
+PEAK_MB = 300.0
+# modes that fail at the transport level: the breaker ends the run ("target stopped answering")
+GONE = {"silent", "slowloris", "garbage", "reset"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_hostile_target_gets_a_bounded_run_with_a_report_and_no_leak(mode, tmp_path, request) -> None:
+    workers = "2" if mode == "silent" else "0"  # one run shows the breaker's trip reaching every worker
+    root = request.config.rootpath
+    o = run_mode(mode, tmp_path, select=SELECT, workers=workers, bound=BOUND + 60,
+                 extra=(SUITES[0], str(root / SUITES[1])))
+    tail = o.output[-3000:]
+    assert o.seconds < BOUND, f"{mode}: {o.seconds:.0f}s\n{tail}"
+    assert o.exit_code in (1, 2), f"{mode}: exit code {o.exit_code}\n{tail}"
+    assert o.report_written, f"{mode}: no results.json\n{tail}"
+    assert not o.leaks, f"{mode}: the api key is in {o.leaks}"
+    assert o.peak_rss_mb < PEAK_MB, f"{mode}: peak RSS {o.peak_rss_mb:.0f} MB"
+    if mode in GONE:
+        total = sum(o.verdicts.values())
+        assert o.verdicts == {"failed": total}, o.verdicts
+        assert o.stopped_answering >= total - THRESHOLD * max(int(workers), 1), \
+            f"{mode}: {o.stopped_answering} of {total} tests failed as 'target stopped answering'\n{tail}"
