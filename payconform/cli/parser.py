@@ -11,9 +11,6 @@ from ..tiers import TIERS
 
 DEFAULT_WORKERS = "2"
 DEFAULT_BASELINE = "payconform-baseline.yaml"
-# the run's time budget: a full run against the reference takes about 4 minutes, a full run paced at a
-# target's 100 requests per minute under 30; an hour leaves room for a slow target and ends a stuck one
-DEFAULT_MAX_DURATION = 3600.0
 
 
 def _add_target_flags(p: argparse.ArgumentParser) -> None:
@@ -85,9 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="CI gate: a missed approximate-timing requirement fails the run (default: a warning)")
     run.add_argument("-n", "--workers", metavar="N|auto", default=DEFAULT_WORKERS,
                      help="pytest-xdist workers (default 2; 0 runs in one process)")
-    run.add_argument("--max-duration", type=float, metavar="SECONDS", default=DEFAULT_MAX_DURATION,
-                     help=f"end the run after SECONDS (default {DEFAULT_MAX_DURATION:g}; 0: no limit): tests not "
-                          "started by then are reported not run, the report is written, exit code 1")
+    run.add_argument("--max-duration", type=float, metavar="SECONDS", default=None,
+                     help="end the run after SECONDS (0: no limit; default: twice the least time the target's rate "
+                          "limits allow for the tier's request budget with the keys at hand, plus 10 minutes): tests "
+                          "not started by then are reported not run, the report is written, exit code 1")
     run.add_argument("--mutant", metavar="NAME",
                      help="with the embedded reference server: start it with this mutant")
     run.add_argument("--suites", metavar="DIR", help="suites directory (default: the bundled suites)")

@@ -15,7 +15,9 @@ from pathlib import Path
 
 from .. import paths
 from ..artifacts import find_leaks
+from ..cost import estimate
 from ..target import Target, TargetConfigError, flag_overrides
+from ..tiers import tier
 from ..target.fields import WEBHOOK_FLAGS
 from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
@@ -118,6 +120,14 @@ def _run_pytest(cmd: list[str], stop_after: float | None = None) -> int:
     return 128 + received[0] if received else code
 
 
+def default_max_duration(target: Target, tier_name: str | None) -> float:
+    """The run's default time budget: twice the floor of the tier's request budget with the target's keys
+    (a run paced at the limits takes about the floor), plus 10 minutes for start-up and waits on the spec's
+    clocks; a stuck target ends within it, a slow one finishes."""
+    planned = tier(tier_name)
+    return 2 * estimate(planned.request_budget, len(target.pool), target.rate_limit, target.ip_rate_limit) + 600.0
+
+
 def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
     """Run pytest over the suites in a subprocess and answer its exit code, gated when asked."""
     started = time.monotonic()
@@ -189,8 +199,9 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             if value is not None:
                 cmd += [flag, str(value)]
         stop_after = None
-        if ns.max_duration:
-            left = max(ns.max_duration - (time.monotonic() - started), 1.0)
+        max_duration = default_max_duration(target, ns.tier) if ns.max_duration is None else ns.max_duration
+        if max_duration:
+            left = max(max_duration - (time.monotonic() - started), 1.0)
             cmd += ["--max-duration", f"{left:.1f}"]
             stop_after = left + HARD_STOP_GRACE
         cmd += extra
