@@ -8,6 +8,7 @@ from typing import Any, Mapping
 import jinja2
 
 from . import paths
+from .causes import failure_causes
 from .contract import DEFAULT_PARTS
 from .redact import Redactor
 from .results import totals
@@ -81,6 +82,7 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
     html = _environment().get_template("report.html.j2").render(
         run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests, labels=LABELS,
         verdicts=VERDICT_ORDER, gate=results.get("gate"), unlock=results.get("unlock") or [], cost=cost,
+        causes=failure_causes(results.get("tests") or []),
     )
     return redactor.redact(html) if redactor is not None else html
 

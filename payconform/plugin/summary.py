@@ -11,9 +11,9 @@ import pytest
 
 from .. import accounting
 from .. import results as _results
-from ..cost import cost_line, run_cost
+from ..causes import failure_causes
+from ..cost import cost_line, estimate, run_cost
 from ..report import write_report
-from ..cost import estimate
 from .session import STATE, PayconformState
 
 _SKIP_LABELS = {"needs_operator": "needs operator", "needs_clock": "needs clock", "needs_slow": "needs --run-slow"}
@@ -113,6 +113,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     for row in data.get("unlock") or []:
         tr.write_line(f"  would unlock {row['requirements']} requirement(s) ({row['tests']} tests): "
                       f"{row['supplied_by']}")
+    for group in failure_causes(tests):
+        tr.write_line(f"  {len(group['tests'])} failures have one cause: {group['cause']}", red=True)
     failed = [r for r in tests if r["verdict"] == "failed"]
     if failed:
         tr.write_line("failed:")
