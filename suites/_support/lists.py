@@ -4,7 +4,8 @@ tests.
 A seeder makes `n` rows in the list and returns a marker per row, in creation order (an id, the request id of
 an audited call, or a distinctive top-up amount), so a test can find its rows on a page whatever else the
 row holds. A list joins the paging and limit tests by adding its seeder to `SEEDS`. A test that needs a list
-holding exactly its rows fills one in a fresh organization (`fresh_list`).
+holding exactly its rows fills one in a fresh organization (`fresh_list`); a test on the target's own
+organization makes what it needs (`at_least`, `own_top_ups`) and finds its rows among the others (`rows_of`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from payconform.client import Api
@@ -25,6 +27,7 @@ from .balance import top_up
 from .batches import create as create_run
 from .batches import profile as batch_profile
 from .checkout import create_link, sent_link
+from .money import as_decimal
 from .payments import simulate
 from .payouts import create_payout
 from .products import create_product
@@ -36,8 +39,9 @@ Seeder = Callable[[Api, Contract, Unique, int], list[str]]
 
 
 def _top_ups(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
-    """Top-ups of distinct amounts in [base, base + 1): no amount equals a running total of two or more."""
-    base = 100 + secrets.randbelow(900)
+    """Top-ups of distinct amounts in [base, base + 1): no amount equals a running total of two or more, and a
+    random base of 1000-9999 tells them from other tests' top-ups in the same organization."""
+    base = 1000 + secrets.randbelow(9000)
     amounts = [f"{base}.{index:02d}" for index in range(1, n + 1)]
     for amount in amounts:
         top_up(api, contract, amount)
@@ -147,6 +151,34 @@ SEEDS: dict[str, Seed] = {
     "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link),
     "listPayoutApprovals": Seed(_approvals),
 }
+
+
+def at_least(org: OrgHandle, contract: Contract, unique: Unique, op_id: str, rows: int) -> Pager:
+    """The pager of `op_id` in `org` (the target's own, busy or not) once its list holds at least `rows` rows:
+    only the shortfall is made, so a busy organization costs one read."""
+    seed = SEEDS[op_id]
+    pager = seed.pager(org.api, contract, op_id)
+    have = len(pager.page(limit=rows, what=f"counting up to {rows} rows").items)
+    if have < rows:
+        seed.make(org.api, contract, unique, rows - have)
+    return pager
+
+
+def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list[dict[str, Any]]]:
+    """`n` top-ups of `org` and the balance-transaction rows they made, newest first, found by their amounts
+    on the first page (newest first, 100 rows) among whatever else the organization and other workers wrote."""
+    amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)
+    pager = Pager(org.api, contract, "listBalanceTransactions")
+    return pager, rows_of(pager.page(limit=100, what="the newest balance transactions"), amounts)
+
+
+def rows_of(page: Page, amounts: list[str]) -> list[dict[str, Any]]:
+    """The rows of `page` whose `amount` is one of `amounts` (the test's own top-ups), one per amount."""
+    wanted = {Decimal(a) for a in amounts}
+    rows = [r for r in page.items if isinstance(r, dict) and as_decimal(r.get("amount")) in wanted]
+    expect(len(rows) == len(amounts), f"the page lists {len(rows)} rows of the {len(amounts)} top-ups of "
+           f"amounts {amounts}", page.ex)
+    return rows
 
 
 def fresh_list(fresh_org: Callable[..., OrgHandle], contract: Contract, op_id: str,
