@@ -5,7 +5,7 @@ A seeder makes `n` rows in the list and returns a marker per row, in creation or
 an audited call, or a distinctive top-up amount), so a test can find its rows on a page whatever else the
 row holds. A list joins the paging and limit tests by adding its seeder to `SEEDS`. A test that needs a list
 holding exactly its rows fills one in a fresh organization (`fresh_list`); a test on the target's own
-organization makes what it needs (`at_least`, `own_top_ups`) and finds its rows among the others (`rows_of`).
+organization makes what it needs (`at_least`, `own_top_ups`, `own_history`) and finds its rows among the others (`rows_of`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from payconform.client import Api
@@ -27,6 +29,7 @@ from .balance import top_up
 from .batches import create as create_run
 from .batches import profile as batch_profile
 from .checkout import create_link, sent_link
+from .instants import is_instant
 from .money import as_decimal
 from .payments import simulate
 from .payouts import create_payout
@@ -172,6 +175,26 @@ def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list
     return pager, rows_of(pager.page(limit=100, what="the newest balance transactions"), amounts)
 
 
+def own_history(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, Page, list[dict[str, Any]] | None]:
+    """`n` top-ups of `org`, the balance-history pager, its page `since` just before them (500 entries at most)
+    and the entries of the top-ups on it, found by amount (None when entries show no `amount`, a field the spec
+    does not name). The history's order is not shown, so a window finds the test's entries on a busy
+    organization: it opens a second before the oldest top-up's balance-transaction `createdAt` (the
+    organization's own time, which an operator's clock may have moved) where rows carry one, else a minute
+    before the answer's `Date`."""
+    amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)
+    btx = Pager(org.api, contract, "listBalanceTransactions").page(limit=100, what="the newest balance transactions")
+    rows = rows_of(btx, amounts)
+    at = rows[-1].get("createdAt")
+    start = (datetime.fromisoformat(at.replace("Z", "+00:00")) - timedelta(seconds=1) if is_instant(at)
+             else parsedate_to_datetime(str(btx.ex.headers.get("date"))) - timedelta(minutes=1))
+    since = start.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    pager = Pager(org.api, contract, "getBalanceHistory")
+    page = filtered_page(pager, "balance history", since=since, limit="500")
+    shown = any(isinstance(e, dict) and "amount" in e for e in page.items)
+    return pager, page, rows_of(page, amounts) if shown else None
+
+
 def rows_of(page: Page, amounts: list[str]) -> list[dict[str, Any]]:
     """The rows of `page` whose `amount` is one of `amounts` (the test's own top-ups), one per amount."""
     wanted = {Decimal(a) for a in amounts}
@@ -193,11 +216,6 @@ def topped_up(fresh_org: Callable[..., OrgHandle], contract: Contract, op_id: st
               *amounts: str) -> tuple[OrgHandle, Pager]:
     """A fresh organization topped up by each of `amounts` in turn, and the pager of its `op_id` list."""
     return fresh_list(fresh_org, contract, op_id, lambda api: [top_up(api, contract, a) for a in amounts])
-
-
-def seeded(fresh_org: Callable[..., OrgHandle], contract: Contract, unique: Unique, op_id: str, rows: int) -> Pager:
-    """The pager of `op_id` in a fresh organization whose list holds `rows` rows of its `SEEDS` seeder."""
-    return fresh_list(fresh_org, contract, op_id, lambda api: SEEDS[op_id].make(api, contract, unique, rows))[1]
 
 
 def filtered_page(pager: Pager, what: str, **params: str) -> Page:
