@@ -120,6 +120,46 @@ def _approvals(api: Api, contract: Contract, unique: Unique, n: int) -> list[str
 
 
 @dataclass(frozen=True)
+class OwnList:
+    """A list confined to what one test made on the target's own organization (a parent of its own, or a
+    filter only its rows match): the rows' markers, the pager, and `more()` to add one row in the same scope."""
+
+    markers: list[str]
+    pager: Pager
+    more: Callable[[], Any]
+
+
+def _own_orders(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
+    """Orders under a caller reference of the test's own: only its payouts match the `reference` filter."""
+    reference = unique("orders")
+
+    def make(count: int) -> list[str]:
+        return [create_payout(api, contract, unique, reference=reference).json["payoutId"] for _ in range(count)]
+
+    pager = Pager(api, contract, "listOrders", params={"reference": reference, **params})
+    return OwnList(make(n), pager, lambda: make(1))
+
+
+def _own_run_items(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
+    """The items of a run of the test's own (at least one line: a run's items are fixed when it is made)."""
+    run = create_run(api, contract, unique, n=max(n, 1))
+    return OwnList(run.references, Pager(api, contract, "listPayoutBatchItems", params=params, batchId=run.id),
+                   lambda: None)
+
+
+def _own_payments(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
+    """The payments of a link of the test's own."""
+    link_id = sent_link(api, contract, unique)["id"]
+
+    def make(count: int) -> list[str]:
+        answers = [simulate(api, link_id, unique("pref")) for _ in range(count)]
+        return [expect_status(ex, 200, "simulating a payment on the link").json["id"] for ex in answers]
+
+    return OwnList(make(n), Pager(api, contract, "listCheckoutPayments", params=params, linkId=link_id),
+                   lambda: make(1))
+
+
+@dataclass(frozen=True)
 class Seed:
     """How to fill one list and what the spec says of it."""
 
@@ -132,6 +172,9 @@ class Seed:
     params: dict[str, str] = field(default_factory=dict)  # query the list always needs (e.g. a required filter)
     path: Callable[[Api, Contract], dict[str, str]] | None = None  # path parameters, found once the list is filled
     grows: bool = True  # rows can be added to the filled list (a run's items cannot)
+    # on the target's own organization: `own(api, contract, unique, n, params)` fills a list only the test's
+    # rows are in; None: the list cannot be confined to them, a test that needs exactly its rows needs a fresh one
+    own: Callable[[Api, Contract, Unique, int, dict[str, str]], OwnList] | None = None
 
     def pager(self, api: Api, contract: Contract, op_id: str, params: dict[str, str] | None = None) -> Pager:
         """The list of `op_id` in `api`'s organization (filled first when it has a `path`), with `params`."""
@@ -148,10 +191,11 @@ SEEDS: dict[str, Seed] = {
     "listCheckoutProducts": Seed(_products),
     "listCheckoutLinks": Seed(_links),
     "listPayouts": Seed(_payouts),
-    "listOrders": Seed(_orders, params={"reference": ORDERS_REFERENCE}),
+    "listOrders": Seed(_orders, params={"reference": ORDERS_REFERENCE}, own=_own_orders),
     "listPayoutBatches": Seed(_runs),
-    "listPayoutBatchItems": Seed(_run_items, path=_only_run, grows=False, empty={"status": "create_failed"}),
-    "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link),
+    "listPayoutBatchItems": Seed(_run_items, path=_only_run, grows=False, empty={"status": "create_failed"},
+                                 own=_own_run_items),
+    "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link, own=_own_payments),
     "listPayoutApprovals": Seed(_approvals),
 }
 
