@@ -5,7 +5,8 @@ A seeder makes `n` rows in the list and returns a marker per row, in creation or
 an audited call, or a distinctive top-up amount), so a test can find its rows on a page whatever else the
 row holds. A list joins the paging and limit tests by adding its seeder to `SEEDS`. A test that needs a list
 holding exactly its rows fills one in a fresh organization (`fresh_list`); a test on the target's own
-organization makes what it needs (`at_least`, `own_top_ups`, `own_history`) and finds its rows among the others (`rows_of`).
+organization makes what it needs (`at_least`, `own_top_ups`, `own_history`, `Seed.own`) and finds its rows
+among the others (`rows_of`).
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from decimal import Decimal
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+import pytest
+
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 from payconform.operator import OrgHandle
-from payconform.paging import Page, Pager
+from payconform.paging import Page, Pager, holds
 
 from .approvals import hold
 from .balance import top_up
@@ -126,7 +129,7 @@ class OwnList:
 
     markers: list[str]
     pager: Pager
-    more: Callable[[], Any]
+    more: Callable[[], Any] | None  # None: a row made later falls outside the scope (a span of time)
 
 
 def _own_orders(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
@@ -145,6 +148,35 @@ def _own_run_items(api: Api, contract: Contract, unique: Unique, n: int, params:
     run = create_run(api, contract, unique, n=max(n, 1))
     return OwnList(run.references, Pager(api, contract, "listPayoutBatchItems", params=params, batchId=run.id),
                    lambda: None)
+
+
+def _own_window(op_id: str) -> Callable[[Api, Contract, Unique, int, dict[str, str]], OwnList]:
+    """A list of `op_id` confined to the span of the test's own rows: `createdAfter`/`createdBefore` a millisecond
+    around the `createdAt` of its first and last (found by marker on the newest page; a field the spec does not
+    name, so rows without it skip), nothing in that past span being written later; a span in the far future
+    for no rows. Rows made later fall outside it (`more` is None)."""
+
+    def own(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
+        markers = SEEDS[op_id].make(api, contract, unique, n)
+        window = {"createdAfter": "2999-01-01T00:00:00Z"}
+        if markers:
+            newest = Pager(api, contract, op_id).page(limit=100, what=f"the newest rows of {op_id}")
+            times = [row.get("createdAt") for row in newest.items for m in {markers[0], markers[-1]} if holds(row, m)]
+            if not times or not all(is_instant(t) for t in times):
+                pytest.skip(f"needs operator: {op_id} rows carry no `createdAt` to confine the list to the test's")
+            instants = [datetime.fromisoformat(str(t).replace("Z", "+00:00")) for t in times]
+            window = {"createdAfter": _iso(min(instants) - MILLISECOND),
+                      "createdBefore": _iso(max(instants) + MILLISECOND)}
+        return OwnList(markers, Pager(api, contract, op_id, params={**window, **params}), None)
+
+    return own
+
+
+MILLISECOND = timedelta(milliseconds=1)
+
+
+def _iso(instant: datetime) -> str:
+    return instant.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _own_payments(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
@@ -175,6 +207,7 @@ class Seed:
     # on the target's own organization: `own(api, contract, unique, n, params)` fills a list only the test's
     # rows are in; None: the list cannot be confined to them, a test that needs exactly its rows needs a fresh one
     own: Callable[[Api, Contract, Unique, int, dict[str, str]], OwnList] | None = None
+    own_grows: bool = True  # a row made later lands in the list `own` confines (not so in a span of time)
 
     def pager(self, api: Api, contract: Contract, op_id: str, params: dict[str, str] | None = None) -> Pager:
         """The list of `op_id` in `api`'s organization (filled first when it has a `path`), with `params`."""
@@ -184,9 +217,11 @@ class Seed:
 
 SEEDS: dict[str, Seed] = {
     "getBalanceHistory": Seed(_top_ups, None, "HIST-ORDER-SETTLEMENT", "HIST-INVALID-QUERY"),
-    "listBalanceTransactions": Seed(_top_ups, True, "BTX-NEWEST-FIRST", "BTX-INVALID-QUERY", "BTX-CURSOR-OLDER"),
+    "listBalanceTransactions": Seed(_top_ups, True, "BTX-NEWEST-FIRST", "BTX-INVALID-QUERY", "BTX-CURSOR-OLDER",
+                                    own=_own_window("listBalanceTransactions"), own_grows=False),
     "listAuditEvents": Seed(_refused_changes, True, "AUDIT-NEWEST-FIRST", "AUDIT-INVALID-QUERY", "AUDIT-NEWEST-FIRST",
-                            empty={"apiKey": "svc_test_" + "0" * 32}),
+                            empty={"apiKey": "svc_test_" + "0" * 32}, own=_own_window("listAuditEvents"),
+                            own_grows=False),
     "listBeneficiaries": Seed(_recipients),
     "listCheckoutProducts": Seed(_products),
     "listCheckoutLinks": Seed(_links),
@@ -232,7 +267,7 @@ def own_history(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, Page
     at = rows[-1].get("createdAt")
     start = (datetime.fromisoformat(at.replace("Z", "+00:00")) - timedelta(seconds=1) if is_instant(at)
              else parsedate_to_datetime(str(btx.ex.headers.get("date"))) - timedelta(minutes=1))
-    since = start.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    since = _iso(start)
     pager = Pager(org.api, contract, "getBalanceHistory")
     page = filtered_page(pager, "balance history", since=since, limit="500")
     shown = any(isinstance(e, dict) and "amount" in e for e in page.items)

@@ -43,10 +43,10 @@ PAGING = ("CONV-PAGING-CURSOR-OPAQUE", "CONV-PAGING-LAST-PAGE-NO-CURSOR")
 
 
 def _lists(reqs: Callable[[str, Seed], tuple[str, ...]], only: Callable[[Seed], bool] = lambda s: True,
-           *, unseeded: bool = False, own: bool = True) -> list:
+           *, unseeded: bool = False, own: Callable[[Seed], bool] = lambda s: bool(s.own)) -> list:
     """One parameter per cursor-paged list of the profile; with `unseeded`, lists without a seeder are listed
-    as skipped so the report shows what the suite cannot fill yet. A list that cannot be confined to the test's
-    rows on the target's own organization (every list, without `own`: another organization) needs the operator."""
+    as skipped so the report shows what the suite cannot fill yet. A list the test cannot use confined to its
+    rows on the target's own organization (`own` false) needs the operator."""
     contract = run_contract()
     params = []
     for op_id in cursor_paged_lists(contract):
@@ -55,7 +55,7 @@ def _lists(reqs: Callable[[str, Seed], tuple[str, ...]], only: Callable[[Seed], 
             params.append(pytest.param(op_id, None, id=op_id, marks=[pytest.mark.req(*PAGING), pytest.mark.skip(
                 reason=f"no seeder for {op_id} yet: the suite cannot fill this list")]))
         elif seed is not None and only(seed):
-            needs = [] if own and seed.own else [pytest.mark.needs("operator")]
+            needs = [] if own(seed) else [pytest.mark.needs("operator")]
             params.append(pytest.param(op_id, seed, id=op_id, marks=[pytest.mark.req(*reqs(op_id, seed)), *needs]))
     return params
 
@@ -65,10 +65,10 @@ def _walk_reqs(op_id: str, seed: Seed) -> tuple[str, ...]:
 
 
 def _filled(request: pytest.FixtureRequest, seed: Seed, contract: Contract, unique: Unique, op_id: str, rows: int,
-            params: dict[str, str] | None = None) -> OwnList:
+            params: dict[str, str] | None = None, *, own: bool = True) -> OwnList:
     """`rows` rows in a list that holds nothing else: confined to the test's own on the target's organization
-    (`Seed.own`), else a fresh organization's (its `more()` adds a row there)."""
-    if seed.own:
+    (`Seed.own`, unless `own` is false), else a fresh organization's (its `more()` adds a row there)."""
+    if own and seed.own:
         return seed.own(request.getfixturevalue("own_org")().api, contract, unique, rows, params or {})
     api = request.getfixturevalue("fresh_org")().api
     markers = seed.make(api, contract, unique, rows)
@@ -110,12 +110,17 @@ def _one_more(seed: Seed, api: Api, contract: Contract, unique: Unique) -> None:
     seed.make(api, contract, unique, 1)
 
 
+def _grows_in_scope(seed: Seed) -> bool:
+    """Whether a row made later lands in the list confined to the test's rows (not so for a span of time)."""
+    return seed.own is not None and seed.own_grows
+
+
 @pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: PAGING + ((s.cursor_req,) if s.cursor_req else ()),
-                                                   lambda s: s.grows))
+                                                   lambda s: s.grows, own=lambda s: _grows_in_scope(s)))
 def test_inserts_between_reads_neither_repeat_nor_hide(request: pytest.FixtureRequest, contract: Contract, unique,
                                                        op_id: str, seed: Seed) -> None:
     """A row written while a cursor is held does not make an existing row repeat or vanish."""
-    filled = _filled(request, seed, contract, unique, op_id, ROWS)
+    filled = _filled(request, seed, contract, unique, op_id, ROWS, own=_grows_in_scope(seed))
     before, during = inserted_between(filled.pager, LIMIT, filled.more)
     problem = missing_or_repeated(before, during)
     if problem and seed.cursor_req:
@@ -125,7 +130,7 @@ def test_inserts_between_reads_neither_repeat_nor_hide(request: pytest.FixtureRe
 
 
 @pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: (s.refusal_req or "",), lambda s: bool(s.refusal_req),
-                                                   own=False))
+                                                   own=lambda s: False))
 def test_foreign_cursor_is_refused(fresh_org, api: Api, contract: Contract, unique, op_id: str, seed: Seed) -> None:
     """A cursor issued for another organization's list: 400 VALIDATION_ERROR naming `cursor`, never a restart."""
     other = fresh_org().api

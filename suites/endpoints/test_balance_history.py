@@ -2,7 +2,8 @@
 
 Each test tops up an organization (the profile's `fundSandbox`: "Entries are added for ... a sandbox
 top-up"): the target's own where a key is enough, its entries found in a `since` window opened just before
-them (`own_history`), whatever else earlier runs and other workers wrote. "Other entry fields: not shown": entries are read by `type`, `status` and `balanceAfter` only.
+them (`own_history`), whatever else earlier runs and other workers wrote. "Other entry fields: not shown":
+entries are read by `type`, `status` and `balanceAfter` only (and found by `amount` where they carry one).
 Order, paging and a foreign cursor are checked in suites/conventions/test_paging.py, `limit` in
 suites/limits.
 """
