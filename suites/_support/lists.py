@@ -129,7 +129,7 @@ class OwnList:
 
     markers: list[str]
     pager: Pager
-    more: Callable[[], Any] | None  # None: a row made later falls outside the scope (a span of time)
+    more: Callable[[], Any] | None  # None: no row can join the scope (a run's fixed items, a past span of time)
 
 
 def _own_orders(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
@@ -146,8 +146,7 @@ def _own_orders(api: Api, contract: Contract, unique: Unique, n: int, params: di
 def _own_run_items(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
     """The items of a run of the test's own (at least one line: a run's items are fixed when it is made)."""
     run = create_run(api, contract, unique, n=max(n, 1))
-    return OwnList(run.references, Pager(api, contract, "listPayoutBatchItems", params=params, batchId=run.id),
-                   lambda: None)
+    return OwnList(run.references, Pager(api, contract, "listPayoutBatchItems", params=params, batchId=run.id), None)
 
 
 def _own_window(op_id: str) -> Callable[[Api, Contract, Unique, int, dict[str, str]], OwnList]:
