@@ -11,8 +11,8 @@
   "not run" rows of the tests it left;
 - ``summary``: ``results.json``, ``index.html``, the report header and the terminal summary;
 - ``fixtures``: ``target``, ``contract`` (session); ``api``, ``api_as``, ``anon``, ``operator``, ``clock``,
-  ``fresh_org``, ``unique``, ``webhook_receiver``, ``webhook_receiver_factory`` (function); ``webhook_server``
-  (session).
+  ``fresh_org``, ``own_org``, ``unique``, ``webhook_receiver``, ``webhook_receiver_factory`` (function);
+  ``webhook_server`` (session).
 
 The plugin is active for tests under a ``suites/`` directory, and for every test when a target is given.
 Inactive, it changes nothing (the project's own ``tests/`` are unaffected).

@@ -1,5 +1,5 @@
 """The fixtures a conformance test asks for: the target and its contract, clients per credential, the
-operator and its clock, fresh organizations, unique names and the webhook receiver.
+operator and its clock, fresh organizations, the target's own organization, unique names and the webhook receiver.
 
 Each client shares the run's pacer, redactor and contract (``PayconformState.make_api``); a capability the
 target lacks skips the test with the reason the report counts.
@@ -149,6 +149,31 @@ def fresh_org(request: pytest.FixtureRequest, target: Target):
         client = state.make_api(key, org_id=org_id, other_org_id=target.org_id)
         made.append(client)
         return OrgHandle(org_id, client, issue_key, key)
+
+    yield factory
+    for client in made:
+        client.close()
+
+
+@pytest.fixture
+def own_org(request: pytest.FixtureRequest, target: Target):
+    """Factory: ``own_org()`` -> OrgHandle on the target's own organization with one key of the pool, the same
+    interface as ``fresh_org()`` for a test whose requirement needs only a key: it runs on an organization
+    that already holds other runs' rows and isolates itself by what it makes and filters on. ``issue_key``
+    needs the operator (skips)."""
+    state = get_state(request.config)
+    if not target.pool:
+        pytest.skip("needs api_key")
+    made: list[Api] = []
+
+    def issue_key(**kw: Any) -> str:
+        pytest.skip("needs operator: cannot issue_key")
+
+    def factory() -> OrgHandle:
+        key = state.pacer.least_loaded(target.pool)
+        client = state.make_api(key)
+        made.append(client)
+        return OrgHandle(target.org_id, client, issue_key, key)
 
     yield factory
     for client in made:

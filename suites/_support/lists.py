@@ -4,7 +4,9 @@ tests.
 A seeder makes `n` rows in the list and returns a marker per row, in creation order (an id, the request id of
 an audited call, or a distinctive top-up amount), so a test can find its rows on a page whatever else the
 row holds. A list joins the paging and limit tests by adding its seeder to `SEEDS`. A test that needs a list
-holding exactly its rows fills one in a fresh organization (`fresh_list`).
+holding exactly its rows fills one in a fresh organization (`fresh_list`); a test on the target's own
+organization makes what it needs (`at_least`, `own_top_ups`, `own_history`, `Seed.own`) and finds its rows
+among the others (`rows_of`).
 """
 
 from __future__ import annotations
@@ -12,19 +14,26 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+from email.utils import parsedate_to_datetime
 from typing import Any
+
+import pytest
 
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 from payconform.operator import OrgHandle
-from payconform.paging import Page, Pager
+from payconform.paging import Page, Pager, holds
 
 from .approvals import hold
 from .balance import top_up
 from .batches import create as create_run
 from .batches import profile as batch_profile
 from .checkout import create_link, sent_link
+from .instants import is_instant
+from .money import as_decimal
 from .payments import simulate
 from .payouts import create_payout
 from .products import create_product
@@ -36,8 +45,9 @@ Seeder = Callable[[Api, Contract, Unique, int], list[str]]
 
 
 def _top_ups(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
-    """Top-ups of distinct amounts in [base, base + 1): no amount equals a running total of two or more."""
-    base = 100 + secrets.randbelow(900)
+    """Top-ups of distinct amounts in [base, base + 1): no amount equals a running total of two or more, and a
+    random base of 1000-9999 tells them from other tests' top-ups in the same organization."""
+    base = 1000 + secrets.randbelow(9000)
     amounts = [f"{base}.{index:02d}" for index in range(1, n + 1)]
     for amount in amounts:
         top_up(api, contract, amount)
@@ -113,6 +123,74 @@ def _approvals(api: Api, contract: Contract, unique: Unique, n: int) -> list[str
 
 
 @dataclass(frozen=True)
+class OwnList:
+    """A list confined to what one test made on the target's own organization (a parent of its own, or a
+    filter only its rows match): the rows' markers, the pager, and `more()` to add one row in the same scope."""
+
+    markers: list[str]
+    pager: Pager
+    more: Callable[[], Any] | None  # None: no row can join the scope (a run's fixed items, a past span of time)
+
+
+def _own_orders(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
+    """Orders under a caller reference of the test's own: only its payouts match the `reference` filter."""
+    reference = unique("orders")
+
+    def make(count: int) -> list[str]:
+        return [create_payout(api, contract, unique, reference=reference).json["payoutId"] for _ in range(count)]
+
+    pager = Pager(api, contract, "listOrders", params={"reference": reference, **params})
+    return OwnList(make(n), pager, lambda: make(1))
+
+
+def _own_run_items(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
+    """The items of a run of the test's own (at least one line: a run's items are fixed when it is made)."""
+    run = create_run(api, contract, unique, n=max(n, 1))
+    return OwnList(run.references, Pager(api, contract, "listPayoutBatchItems", params=params, batchId=run.id), None)
+
+
+def _own_window(op_id: str) -> Callable[[Api, Contract, Unique, int, dict[str, str]], OwnList]:
+    """A list of `op_id` confined to the span of the test's own rows: `createdAfter`/`createdBefore` a millisecond
+    around the `createdAt` of its first and last (found by marker on the newest page; a field the spec does not
+    name, so rows without it skip), nothing in that past span being written later; a span in the far future
+    for no rows. Rows made later fall outside it (`more` is None)."""
+
+    def own(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
+        markers = SEEDS[op_id].make(api, contract, unique, n)
+        window = {"createdAfter": "2999-01-01T00:00:00Z"}
+        if markers:
+            newest = Pager(api, contract, op_id).page(limit=100, what=f"the newest rows of {op_id}")
+            times = [row.get("createdAt") for row in newest.items for m in {markers[0], markers[-1]} if holds(row, m)]
+            if not times or not all(is_instant(t) for t in times):
+                pytest.skip(f"needs operator: {op_id} rows carry no `createdAt` to confine the list to the test's")
+            instants = [datetime.fromisoformat(str(t).replace("Z", "+00:00")) for t in times]
+            window = {"createdAfter": _iso(min(instants) - MILLISECOND),
+                      "createdBefore": _iso(max(instants) + MILLISECOND)}
+        return OwnList(markers, Pager(api, contract, op_id, params={**window, **params}), None)
+
+    return own
+
+
+MILLISECOND = timedelta(milliseconds=1)
+
+
+def _iso(instant: datetime) -> str:
+    return instant.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _own_payments(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
+    """The payments of a link of the test's own."""
+    link_id = sent_link(api, contract, unique)["id"]
+
+    def make(count: int) -> list[str]:
+        answers = [simulate(api, link_id, unique("pref")) for _ in range(count)]
+        return [expect_status(ex, 200, "simulating a payment on the link").json["id"] for ex in answers]
+
+    return OwnList(make(n), Pager(api, contract, "listCheckoutPayments", params=params, linkId=link_id),
+                   lambda: make(1))
+
+
+@dataclass(frozen=True)
 class Seed:
     """How to fill one list and what the spec says of it."""
 
@@ -125,6 +203,10 @@ class Seed:
     params: dict[str, str] = field(default_factory=dict)  # query the list always needs (e.g. a required filter)
     path: Callable[[Api, Contract], dict[str, str]] | None = None  # path parameters, found once the list is filled
     grows: bool = True  # rows can be added to the filled list (a run's items cannot)
+    # on the target's own organization: `own(api, contract, unique, n, params)` fills a list only the test's
+    # rows are in; None: the list cannot be confined to them, a test that needs exactly its rows needs a fresh one
+    own: Callable[[Api, Contract, Unique, int, dict[str, str]], OwnList] | None = None
+    own_grows: bool = True  # a row made later lands in the list `own` confines (not so in a span of time)
 
     def pager(self, api: Api, contract: Contract, op_id: str, params: dict[str, str] | None = None) -> Pager:
         """The list of `op_id` in `api`'s organization (filled first when it has a `path`), with `params`."""
@@ -134,19 +216,70 @@ class Seed:
 
 SEEDS: dict[str, Seed] = {
     "getBalanceHistory": Seed(_top_ups, None, "HIST-ORDER-SETTLEMENT", "HIST-INVALID-QUERY"),
-    "listBalanceTransactions": Seed(_top_ups, True, "BTX-NEWEST-FIRST", "BTX-INVALID-QUERY", "BTX-CURSOR-OLDER"),
+    "listBalanceTransactions": Seed(_top_ups, True, "BTX-NEWEST-FIRST", "BTX-INVALID-QUERY", "BTX-CURSOR-OLDER",
+                                    own=_own_window("listBalanceTransactions"), own_grows=False),
     "listAuditEvents": Seed(_refused_changes, True, "AUDIT-NEWEST-FIRST", "AUDIT-INVALID-QUERY", "AUDIT-NEWEST-FIRST",
-                            empty={"apiKey": "svc_test_" + "0" * 32}),
+                            empty={"apiKey": "svc_test_" + "0" * 32}, own=_own_window("listAuditEvents"),
+                            own_grows=False),
     "listBeneficiaries": Seed(_recipients),
     "listCheckoutProducts": Seed(_products),
     "listCheckoutLinks": Seed(_links),
     "listPayouts": Seed(_payouts),
-    "listOrders": Seed(_orders, params={"reference": ORDERS_REFERENCE}),
+    "listOrders": Seed(_orders, params={"reference": ORDERS_REFERENCE}, own=_own_orders),
     "listPayoutBatches": Seed(_runs),
-    "listPayoutBatchItems": Seed(_run_items, path=_only_run, grows=False, empty={"status": "create_failed"}),
-    "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link),
+    "listPayoutBatchItems": Seed(_run_items, path=_only_run, grows=False, empty={"status": "create_failed"},
+                                 own=_own_run_items),
+    "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link, own=_own_payments),
     "listPayoutApprovals": Seed(_approvals),
 }
+
+
+def at_least(org: OrgHandle, contract: Contract, unique: Unique, op_id: str, rows: int) -> Pager:
+    """The pager of `op_id` in `org` (the target's own, busy or not) once its list holds at least `rows` rows:
+    only the shortfall is made, so a busy organization costs one read."""
+    seed = SEEDS[op_id]
+    pager = seed.pager(org.api, contract, op_id)
+    have = len(pager.page(limit=rows, what=f"counting up to {rows} rows").items)
+    if have < rows:
+        seed.make(org.api, contract, unique, rows - have)
+    return pager
+
+
+def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list[dict[str, Any]]]:
+    """`n` top-ups of `org` and the balance-transaction rows they made, newest first, found by their amounts
+    on the first page (newest first, 100 rows) among whatever else the organization and other workers wrote."""
+    amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)
+    pager = Pager(org.api, contract, "listBalanceTransactions")
+    return pager, rows_of(pager.page(limit=100, what="the newest balance transactions"), amounts)
+
+
+def own_history(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, Page, list[dict[str, Any]] | None]:
+    """`n` top-ups of `org`, the balance-history pager, its page `since` just before them (500 entries at most)
+    and the entries of the top-ups on it, found by amount (None when entries show no `amount`, a field the spec
+    does not name). The history's order is not shown, so a window finds the test's entries on a busy
+    organization: it opens a second before the oldest top-up's balance-transaction `createdAt` (the
+    organization's own time, which an operator's clock may have moved) where rows carry one, else a minute
+    before the answer's `Date`."""
+    amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)
+    btx = Pager(org.api, contract, "listBalanceTransactions").page(limit=100, what="the newest balance transactions")
+    rows = rows_of(btx, amounts)
+    at = rows[-1].get("createdAt")
+    start = (datetime.fromisoformat(at.replace("Z", "+00:00")) - timedelta(seconds=1) if is_instant(at)
+             else parsedate_to_datetime(str(btx.ex.headers.get("date"))) - timedelta(minutes=1))
+    since = _iso(start)
+    pager = Pager(org.api, contract, "getBalanceHistory")
+    page = filtered_page(pager, "balance history", since=since, limit="500")
+    shown = any(isinstance(e, dict) and "amount" in e for e in page.items)
+    return pager, page, rows_of(page, amounts) if shown else None
+
+
+def rows_of(page: Page, amounts: list[str]) -> list[dict[str, Any]]:
+    """The rows of `page` whose `amount` is one of `amounts` (the test's own top-ups), one per amount."""
+    wanted = {Decimal(a) for a in amounts}
+    rows = [r for r in page.items if isinstance(r, dict) and as_decimal(r.get("amount")) in wanted]
+    expect(len(rows) == len(amounts), f"the page lists {len(rows)} rows of the {len(amounts)} top-ups of "
+           f"amounts {amounts}", page.ex)
+    return rows
 
 
 def fresh_list(fresh_org: Callable[..., OrgHandle], contract: Contract, op_id: str,
@@ -161,11 +294,6 @@ def topped_up(fresh_org: Callable[..., OrgHandle], contract: Contract, op_id: st
               *amounts: str) -> tuple[OrgHandle, Pager]:
     """A fresh organization topped up by each of `amounts` in turn, and the pager of its `op_id` list."""
     return fresh_list(fresh_org, contract, op_id, lambda api: [top_up(api, contract, a) for a in amounts])
-
-
-def seeded(fresh_org: Callable[..., OrgHandle], contract: Contract, unique: Unique, op_id: str, rows: int) -> Pager:
-    """The pager of `op_id` in a fresh organization whose list holds `rows` rows of its `SEEDS` seeder."""
-    return fresh_list(fresh_org, contract, op_id, lambda api: SEEDS[op_id].make(api, contract, unique, rows))[1]
 
 
 def filtered_page(pager: Pager, what: str, **params: str) -> Page:

@@ -2,8 +2,9 @@
 
 "Cursor paging; the cursor is opaque, taken verbatim from `nextCursor` of the previous page; `nextCursor` is
 absent on the last page." The lists come from the profile's `page` entries; each needs a way to fill it
-(`SEEDS` below), so a new list joins by adding one seeder. Each test works in a fresh organization so that
-the list holds exactly the rows it made (stable data under xdist).
+(`SEEDS` below), so a new list joins by adding one seeder. Each test reads a list holding exactly the rows it
+made (stable data under xdist): on the target's own organization where the list can be confined to them (a
+parent or a filter of the test's own, `Seed.own`), else in a fresh organization (needs the operator).
 
 Order is checked where the spec declares it (balance transactions, audit events: newest first; balance
 history: by settlement time, either direction). Refusal of a foreign cursor is checked where the spec
@@ -34,7 +35,7 @@ from payconform.paging import (
     tampered,
 )
 
-from .._support.lists import SEEDS, Seed
+from .._support.lists import SEEDS, OwnList, Seed
 from .._support.types import Unique
 
 ROWS, LIMIT = 5, 2
@@ -42,9 +43,10 @@ PAGING = ("CONV-PAGING-CURSOR-OPAQUE", "CONV-PAGING-LAST-PAGE-NO-CURSOR")
 
 
 def _lists(reqs: Callable[[str, Seed], tuple[str, ...]], only: Callable[[Seed], bool] = lambda s: True,
-           *, unseeded: bool = False) -> list:
+           *, unseeded: bool = False, own: Callable[[Seed], bool] = lambda s: bool(s.own)) -> list:
     """One parameter per cursor-paged list of the profile; with `unseeded`, lists without a seeder are listed
-    as skipped so the report shows what the suite cannot fill yet."""
+    as skipped so the report shows what the suite cannot fill yet. A list the test cannot use confined to its
+    rows on the target's own organization (`own` false) needs the operator."""
     contract = run_contract()
     params = []
     for op_id in cursor_paged_lists(contract):
@@ -53,7 +55,8 @@ def _lists(reqs: Callable[[str, Seed], tuple[str, ...]], only: Callable[[Seed], 
             params.append(pytest.param(op_id, None, id=op_id, marks=[pytest.mark.req(*PAGING), pytest.mark.skip(
                 reason=f"no seeder for {op_id} yet: the suite cannot fill this list")]))
         elif seed is not None and only(seed):
-            params.append(pytest.param(op_id, seed, id=op_id, marks=pytest.mark.req(*reqs(op_id, seed))))
+            needs = [] if own(seed) else [pytest.mark.needs("operator")]
+            params.append(pytest.param(op_id, seed, id=op_id, marks=[pytest.mark.req(*reqs(op_id, seed)), *needs]))
     return params
 
 
@@ -61,14 +64,24 @@ def _walk_reqs(op_id: str, seed: Seed) -> tuple[str, ...]:
     return PAGING + ((seed.order_req,) if seed.order_req else ())
 
 
-@pytest.mark.needs("operator")
+def _filled(request: pytest.FixtureRequest, seed: Seed, contract: Contract, unique: Unique, op_id: str, rows: int,
+            params: dict[str, str] | None = None, *, own: bool = True) -> OwnList:
+    """`rows` rows in a list that holds nothing else: confined to the test's own on the target's organization
+    (`Seed.own`, unless `own` is false), else a fresh organization's (its `more()` adds a row there)."""
+    if own and seed.own:
+        return seed.own(request.getfixturevalue("own_org")().api, contract, unique, rows, params or {})
+    api = request.getfixturevalue("fresh_org")().api
+    markers = seed.make(api, contract, unique, rows)
+    return OwnList(markers, seed.pager(api, contract, op_id, params), lambda: _one_more(seed, api, contract, unique))
+
+
 @pytest.mark.parametrize(("op_id", "seed"), _lists(_walk_reqs, unseeded=True))
-def test_pages_concatenate_to_the_list(fresh_org, contract: Contract, unique, op_id: str, seed: Seed) -> None:
+def test_pages_concatenate_to_the_list(request: pytest.FixtureRequest, contract: Contract, unique, op_id: str,
+                                       seed: Seed) -> None:
     """Pages of `limit=2`, cursors taken verbatim, concatenate to the one-page read: no repeat, no gap, the
     same order; the walk ends only where `nextCursor` is absent; declared order holds across boundaries."""
-    api = fresh_org().api
-    markers = seed.make(api, contract, unique, ROWS)
-    pager = seed.pager(api, contract, op_id)
+    filled = _filled(request, seed, contract, unique, op_id, ROWS)
+    markers, pager = filled.markers, filled.pager
     whole = pager.page(limit=100, what="reading the whole list in one page")
     expect(whole.cursor is None, f"a one-page read of {len(whole.items)} rows still carries `nextCursor`", whole.ex)
     walk = pager.walk(LIMIT)
@@ -81,18 +94,15 @@ def test_pages_concatenate_to_the_list(fresh_org, contract: Contract, unique, op
         observe_cursor_refused(pager.request(cursor=bad, limit=LIMIT), first, what)
 
 
-@pytest.mark.needs("operator")
 @pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: PAGING))
-def test_empty_list_has_no_cursor(fresh_org, contract: Contract, unique, op_id: str, seed: Seed) -> None:
+def test_empty_list_has_no_cursor(request: pytest.FixtureRequest, contract: Contract, unique, op_id: str,
+                                  seed: Seed) -> None:
     """A list with nothing in it is one page, the last: empty, and without `nextCursor`. A list that lives
     under something the organization must have first is filled, then filtered to nothing (a run's items), or
     read under a parent holding nothing yet (a link's payments)."""
-    api = fresh_org().api
-    if seed.path and seed.empty:
-        seed.make(api, contract, unique, 1)
-    pager = seed.pager(api, contract, op_id, seed.empty)
-    page = pager.page(what="reading an empty list")
-    expect(page.items == [], f"a fresh organization's list holds {len(page.items)} rows", page.ex)
+    page = _filled(request, seed, contract, unique, op_id, 1 if seed.path and seed.empty else 0,
+                   seed.empty).pager.page(what="reading an empty list")
+    expect(page.items == [], f"a list with nothing in it holds {len(page.items)} rows", page.ex)
     expect(page.cursor is None, f"the empty list's only page carries `nextCursor` {page.cursor!r}", page.ex)
 
 
@@ -100,16 +110,18 @@ def _one_more(seed: Seed, api: Api, contract: Contract, unique: Unique) -> None:
     seed.make(api, contract, unique, 1)
 
 
-@pytest.mark.needs("operator")
+def _grows_in_scope(seed: Seed) -> bool:
+    """Whether a row made later lands in the list confined to the test's rows (not so for a span of time)."""
+    return seed.own is not None and seed.own_grows
+
+
 @pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: PAGING + ((s.cursor_req,) if s.cursor_req else ()),
-                                                   lambda s: s.grows))
-def test_inserts_between_reads_neither_repeat_nor_hide(fresh_org, contract: Contract, unique, op_id: str,
-                                                       seed: Seed) -> None:
+                                                   lambda s: s.grows, own=lambda s: _grows_in_scope(s)))
+def test_inserts_between_reads_neither_repeat_nor_hide(request: pytest.FixtureRequest, contract: Contract, unique,
+                                                       op_id: str, seed: Seed) -> None:
     """A row written while a cursor is held does not make an existing row repeat or vanish."""
-    api = fresh_org().api
-    seed.make(api, contract, unique, ROWS)
-    pager = seed.pager(api, contract, op_id)
-    before, during = inserted_between(pager, LIMIT, lambda: _one_more(seed, api, contract, unique))
+    filled = _filled(request, seed, contract, unique, op_id, ROWS, own=_grows_in_scope(seed))
+    before, during = inserted_between(filled.pager, LIMIT, filled.more)
     problem = missing_or_repeated(before, during)
     if problem and seed.cursor_req:
         expect(False, problem + f" ({seed.cursor_req}: the cursor names a row, later rows are newer)", during.last)
@@ -117,8 +129,8 @@ def test_inserts_between_reads_neither_repeat_nor_hide(fresh_org, contract: Cont
         observe(f"{op_id}: {problem}", during.last)
 
 
-@pytest.mark.needs("operator")
-@pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: (s.refusal_req or "",), lambda s: bool(s.refusal_req)))
+@pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: (s.refusal_req or "",), lambda s: bool(s.refusal_req),
+                                                   own=lambda s: False))
 def test_foreign_cursor_is_refused(fresh_org, api: Api, contract: Contract, unique, op_id: str, seed: Seed) -> None:
     """A cursor issued for another organization's list: 400 VALIDATION_ERROR naming `cursor`, never a restart."""
     other = fresh_org().api

@@ -56,8 +56,11 @@ def test_balance_created(api):
     expect_status(api.get("/payments/organizations/{orgId}/balance"), 201)
 
 @pytest.mark.req("DEMO-PASS")
-def test_other_org_forbidden(api):
+def test_other_org_forbidden(api, own_org, target):
     expect_error(api.get(f"/payments/organizations/{api.other_org_id}/balance"), 403, "FORBIDDEN")
+    org = own_org()  # the target's own organization, no operator needed
+    assert org.org_id == target.org_id and org.key in target.pool
+    expect_error(org.api.get(f"/payments/organizations/{api.other_org_id}/balance"), 403, "FORBIDDEN")
 
 @pytest.mark.req("DEMO-PASS")
 def test_read_only_and_anon(api_as, anon, unique):
