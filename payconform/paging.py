@@ -202,10 +202,13 @@ def expect_order_of(walk: Walk, markers: Sequence[str], *, newest_first: bool | 
     expect(seen in allowed, f"items created one after the other are listed out of {order}: {seen}", walk.last)
 
 
-def expect_cursor_refused(ex: Exchange, what: str, param: str = "cursor") -> None:
-    """400 VALIDATION_ERROR naming the cursor parameter in `errors`."""
-    body = expect_error(ex, 400, "VALIDATION_ERROR", what)
-    expect(_names(body.get("errors"), param), f"`errors` does not name `{param}`: {body.get('errors')!r}", ex)
+def expect_cursor_refused(ex: Exchange, what: str, param: str = "cursor",
+                          types: frozenset[str] = frozenset({"VALIDATION_ERROR"})) -> None:
+    """400 of one of the route's refusal `types`; a VALIDATION_ERROR names the parameter in `errors` (a route
+    whose row says only "400" may also answer BAD_REQUEST, with the cause in `detail`)."""
+    body = expect_error(ex, 400, set(types), what)
+    if body.get("type") == "VALIDATION_ERROR":
+        expect(_names(body.get("errors"), param), f"`errors` does not name `{param}`: {body.get('errors')!r}", ex)
 
 
 def observe_cursor_refused(ex: Exchange, first: Page, what: str) -> None:

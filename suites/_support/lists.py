@@ -125,6 +125,7 @@ class Seed:
     params: dict[str, str] = field(default_factory=dict)  # query the list always needs (e.g. a required filter)
     path: Callable[[Api, Contract], dict[str, str]] | None = None  # path parameters, found once the list is filled
     grows: bool = True  # rows can be added to the filled list (a run's items cannot)
+    refusal_types: frozenset[str] = frozenset({"VALIDATION_ERROR"})  # error types the route's row allows its 400
 
     def pager(self, api: Api, contract: Contract, op_id: str, params: dict[str, str] | None = None) -> Pager:
         """The list of `op_id` in `api`'s organization (filled first when it has a `path`), with `params`."""
@@ -136,7 +137,8 @@ SEEDS: dict[str, Seed] = {
     "getBalanceHistory": Seed(_top_ups, None, "HIST-ORDER-SETTLEMENT", "HIST-INVALID-QUERY"),
     "listBalanceTransactions": Seed(_top_ups, True, "BTX-NEWEST-FIRST", "BTX-INVALID-QUERY", "BTX-CURSOR-OLDER"),
     "listAuditEvents": Seed(_refused_changes, True, "AUDIT-NEWEST-FIRST", "AUDIT-INVALID-QUERY", "AUDIT-NEWEST-FIRST",
-                            empty={"apiKey": "svc_test_" + "0" * 32}),
+                            empty={"apiKey": "svc_test_" + "0" * 32},
+                            refusal_types=frozenset({"VALIDATION_ERROR", "BAD_REQUEST"})),  # row: "400 for ..."
     "listBeneficiaries": Seed(_recipients),
     "listCheckoutProducts": Seed(_products),
     "listCheckoutLinks": Seed(_links),

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..errors import ApiError
 from . import variant
 from .rewrites import rewrite_replies
 
 if TYPE_CHECKING:
-    from ..operation import Reply
-    from ..reference import Reference
+    from ..operation import Call, Reply
+    from ..reference import Handler, Reference
 
 
 def _null_when_withheld(reply: Reply) -> Reply:
@@ -40,3 +41,21 @@ def _available_in_provider(reply: Reply) -> Reply:
              "names '`available` on the balance' without saying where.")
 def _(ref: Reference) -> None:
     rewrite_replies(ref, "getBalance", _available_in_provider)
+
+
+@variant("audit-bad-request",
+         doc="The audit route refuses a foreign cursor or a malformed instant with 400 BAD_REQUEST, the cause in "
+             "`detail` and no `errors`: its row says only '400 for a foreign cursor or malformed instant'.")
+def _(ref: Reference) -> None:
+    def wrap(handler: Handler) -> Handler:
+        def audit_events(call: Call) -> Reply:
+            try:
+                return handler(call)
+            except ApiError as err:
+                if err.type != "VALIDATION_ERROR":
+                    raise
+                causes = "; ".join(f"{e.get('field')}: {e.get('reason')}" for e in err.errors or [])
+                raise ApiError("BAD_REQUEST", f"{err.detail} ({causes})") from err
+        return audit_events
+
+    ref.wrap_handler("listAuditEvents", wrap)
