@@ -130,6 +130,16 @@ class Pager:
                f"`{self.shape.cursor}` is {nxt!r}: a cursor is a non-empty string, or absent on the last page", ex)
         return Page(ex, items, nxt)
 
+    def seek(self, found: Callable[[Any], bool], what: str) -> Page:
+        """The first page (read without `limit`, cursors followed) holding an item `found` accepts, or the last
+        page: where a list's order and page size are not shown, a new row may be on any page."""
+        page = self.page(what=what)
+        for number in range(2, MAX_PAGES + 1):
+            if any(found(item) for item in page.items) or page.cursor is None:
+                break
+            page = self.page(cursor=page.cursor, what=f"{what}, page {number}")
+        return page
+
     def walk(self, limit: int, *, start: str | None = None, first: Page | None = None) -> Walk:
         """Follow `nextCursor` verbatim until a page has none: a short page is not the end, only a missing
         cursor is. A list that never stops handing out cursors fails after MAX_PAGES pages."""
