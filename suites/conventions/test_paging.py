@@ -57,6 +57,11 @@ def _lists(reqs: Callable[[str, Seed], tuple[str, ...]], only: Callable[[Seed], 
     return params
 
 
+def _limit_shown(contract: Contract) -> set[str]:
+    """The lists whose `limit` the spec shows (Limits, row `limit`); elsewhere a page size is the target's."""
+    return {r["operation"] for r in (contract.limits.get("list_limits") or {}).get("routes") or []}
+
+
 def _walk_reqs(op_id: str, seed: Seed) -> tuple[str, ...]:
     return PAGING + ((seed.order_req,) if seed.order_req else ())
 
@@ -72,6 +77,9 @@ def test_pages_concatenate_to_the_list(fresh_org, contract: Contract, unique, op
     whole = pager.page(limit=100, what="reading the whole list in one page")
     expect(whole.cursor is None, f"a one-page read of {len(whole.items)} rows still carries `nextCursor`", whole.ex)
     walk = pager.walk(LIMIT)
+    if len(walk.pages) == 1 and op_id not in _limit_shown(contract):
+        pytest.skip(f"{op_id}: limit={LIMIT} over {len(whole.items)} rows gave one page; the spec shows no `limit` "
+                    "for this list (its page size is not shown), so its pages cannot be walked with this few rows")
     expect(len(walk.pages) > 1, f"limit={LIMIT} over {len(whole.items)} rows gave one page", walk.last)
     expect_same_sequence(walk, whole.items, walk.last)
     if seed.order_req:
