@@ -126,6 +126,7 @@ class Seed:
     path: Callable[[Api, Contract], dict[str, str]] | None = None  # path parameters, found once the list is filled
     grows: bool = True  # rows can be added to the filled list (a run's items cannot)
     refusal_types: frozenset[str] = frozenset({"VALIDATION_ERROR"})  # error types the route's row allows its 400
+    tie_rule: bool = True  # the spec says how rows of one instant are ordered ("Newest first" alone does not)
 
     def pager(self, api: Api, contract: Contract, op_id: str, params: dict[str, str] | None = None) -> Pager:
         """The list of `op_id` in `api`'s organization (filled first when it has a `path`), with `params`."""
@@ -146,7 +147,7 @@ SEEDS: dict[str, Seed] = {
     "listOrders": Seed(_orders, params={"reference": ORDERS_REFERENCE}),
     "listPayoutBatches": Seed(_runs),
     "listPayoutBatchItems": Seed(_run_items, path=_only_run, grows=False, empty={"status": "create_failed"}),
-    "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link),
+    "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link, tie_rule=False),
     "listPayoutApprovals": Seed(_approvals),
 }
 

@@ -23,6 +23,7 @@ from payconform.contract import Contract, run_contract
 from payconform.expect import expect
 from payconform.paging import (
     Pager,
+    created_together,
     cursor_paged_lists,
     expect_cursor_refused,
     expect_order_of,
@@ -83,7 +84,8 @@ def test_pages_concatenate_to_the_list(fresh_org, contract: Contract, unique, op
     expect(len(walk.pages) > 1, f"limit={LIMIT} over {len(whole.items)} rows gave one page", walk.last)
     expect_same_sequence(walk, whole.items, walk.last)
     if seed.order_req:
-        expect_order_of(walk, markers, newest_first=seed.newest_first)
+        expect_order_of(walk, markers, newest_first=seed.newest_first,
+                        tied=None if seed.tie_rule else created_together)
     first = walk.pages[0]
     for what, bad in tampered(first.cursor or ""):
         observe_cursor_refused(pager.request(cursor=bad, limit=LIMIT), first, what)
