@@ -43,13 +43,15 @@ def _(ref: Reference) -> None:
     def ties_by_id(call: Call) -> Reply:
         link = find_link(call, call.params["linkId"])
         settle_link(call, link["id"])
-        rows = sorted(call.ref.store.all("SELECT * FROM checkout_payments WHERE org_id = ? AND mode = ? AND link_id = ?",
-                                         (call.org_id, call.mode, link["id"])), key=lambda r: r["id"])
+        rows = sorted(call.ref.store.all("SELECT * FROM checkout_payments WHERE org_id = ? AND mode = ?"
+                                         " AND link_id = ?", (call.org_id, call.mode, link["id"])),
+                      key=lambda r: r["id"])
         rows.sort(key=_second, reverse=True)
         scope, cursor = f"payments-by-second:{call.org_id}:{link['id']}", call.query.get("cursor")
         start = int(call.ref.cursors.decode(scope, cursor)) if cursor else 0
         end = start + payments_limit(call.query.get("limit"))
-        body: dict[str, Any] = {"data": [{**payment_json(call, r), "createdAt": _second(r) + "Z"} for r in rows[start:end]]}
+        body: dict[str, Any] = {"data": [{**payment_json(call, r), "createdAt": _second(r) + "Z"}
+                                         for r in rows[start:end]]}
         if end < len(rows):
             body["nextCursor"] = call.ref.cursors.encode(scope, end)
         return Reply(200, body)

@@ -59,3 +59,18 @@ def _(ref: Reference) -> None:
         return audit_events
 
     ref.wrap_handler("listAuditEvents", wrap)
+
+
+def _amount_renamed(reply: Reply) -> Reply:
+    rows = reply.body.get("data") if isinstance(reply.body, dict) else None
+    for row in rows if isinstance(rows, list) else []:
+        if "amount" in row:
+            row["grossAmount"] = row.pop("amount")
+    return reply
+
+
+@variant("btx-amount-renamed",
+         doc="Balance transaction rows carry their amount as `grossAmount`, not `amount`: the fields named are "
+             "'`id` ..., `balanceAfter`, `net` ..., `type`, `orderId`, currency'; the remaining fields are not shown.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "listBalanceTransactions", _amount_renamed)

@@ -134,7 +134,8 @@ QUEUE_PAGE = 20
 def _(ref: Reference) -> None:
     def oldest_first(call: Call) -> Reply:
         rows, next_cursor = by_seq(
-            call.ref.store, call.ref.cursors, table="payout_approvals", scope=f"approvals-asc:{call.org_id}:{call.mode}",
+            call.ref.store, call.ref.cursors, table="payout_approvals",
+            scope=f"approvals-asc:{call.org_id}:{call.mode}",
             where="org_id = ? AND mode = ?", params=(call.org_id, call.mode), limit=QUEUE_PAGE,
             cursor=call.query.get("cursor"), descending=False)
         find = call.ref.approvals.find
