@@ -228,7 +228,7 @@ def test_link_of_another_organization_is_404(api: Api, fresh_org, contract: Cont
     expect_error(simulate(api, link["id"], unique("pref")), 404, "NOT_FOUND", "a payment on a foreign link")
 
 
-@pytest.mark.needs("operator", "clock")
+@pytest.mark.needs("operator", "clock", "profile")
 @pytest.mark.req("PAY-SIMULATE-CANNOT-TAKE")
 def test_expired_link_cannot_take_a_payment(request: pytest.FixtureRequest, contract: Contract, unique) -> None:
     """A link past its `expiresAt` (profile: `sandbox.checkout_link_expiry`): 400 BAD_REQUEST or
