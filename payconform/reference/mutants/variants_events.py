@@ -45,3 +45,11 @@ def _(ref: Reference) -> None:
              "of `payout_batch.*`, `checkout_payment.*` and `webhook_endpoint.disabled`: not shown.'")
 def _(ref: Reference) -> None:
     rewrite_events(ref, lambda data: {"payment": data}, "checkout_payment.")
+
+
+@variant("retries-six-from-first",
+         doc="A failing delivery follows the six-attempt schedule with '+N' counted from the first attempt (t = 0, "
+             "1, 5, 30, 120, 360 min), then is dead: 'An alternative schedule of six attempts (immediately, then "
+             "+1 min, +5 min, +30 min, +2 h, +6 h) is also described; which one applies: not shown'.")
+def _(ref: Reference) -> None:
+    ref.dispatcher.ladder = (60, 240, 1500, 5400, 14400)  # the gaps between those instants
