@@ -57,3 +57,18 @@ def _(ref: Reference) -> None:
         return Reply(200, body)
 
     ref.wrap_handler("listCheckoutPayments", lambda _: ties_by_id)
+
+
+class _NoPages(dict):
+    """A record of card pages that stays empty: no unanswered attempt ever left one."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+
+@variant("processor-timeout-no-card-page",
+         doc="A publish the card processor did not answer leaves no card page, so a draft repriced afterwards "
+             "publishes (200) once the attempt has cleared: '500 `INTERNAL` when the card processor did not "
+             "answer (the card page may exist ...)'.")
+def _(ref: Reference) -> None:
+    ref.checkout.card_pages = _NoPages()
