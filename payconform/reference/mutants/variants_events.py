@@ -7,9 +7,10 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from . import variant
-from .rewrites import rewrite_events
+from .rewrites import rewrite_events, rewrite_replies
 
 if TYPE_CHECKING:
+    from ..operation import Reply
     from ..reference import Reference
 
 PADDED = re.compile(r"^-?[0-9]+\.[0-9]+$")
@@ -53,3 +54,17 @@ def _(ref: Reference) -> None:
              "+1 min, +5 min, +30 min, +2 h, +6 h) is also described; which one applies: not shown'.")
 def _(ref: Reference) -> None:
     ref.dispatcher.ladder = (60, 240, 1500, 5400, 14400)  # the gaps between those instants
+
+
+def _newest_first(reply: Reply) -> Reply:
+    if isinstance(reply.body, list):
+        reply.body.sort(key=lambda r: (r.get("createdAt"), r.get("id")), reverse=True)
+    return reply
+
+
+@variant("deliveries-newest-first",
+         doc="Both delivery lists are sorted by `createdAt` then `id`, newest first: 'The 50 newest attempts as a "
+             "bare array sorted by `createdAt` then `id`' gives no direction.")
+def _(ref: Reference) -> None:
+    for op_id in ("listWebhookEndpointDeliveries", "listSandboxWebhookDeliveries"):
+        rewrite_replies(ref, op_id, _newest_first)
