@@ -5,11 +5,15 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from ..auth import KEY_FORMAT
 from ..errors import ApiError
 from ..responses import Outgoing
 from . import variant
 
 if TYPE_CHECKING:
+    from starlette.requests import Request
+
+    from ..auth import Principal
     from ..operation import Call, Reply
     from ..reference import Handler, Reference
 
@@ -52,3 +56,22 @@ def _(ref: Reference) -> None:
         return deliveries
 
     ref.wrap_handler(op_id, wrap)
+
+
+@variant("malformed-key-own-detail",
+         doc="A key that fails the format check (no `svc_test_`/`svc_live_` prefix, wrong lengths, no secret) answers "
+             "UNAUTHORIZED with its own `detail`: only 'Unknown, revoked or wrong keys' are 'deliberately "
+             "indistinguishable'; UNAUTHORIZED covers 'Key missing, malformed, unknown, revoked or incomplete'.")
+def _(ref: Reference) -> None:
+    authenticate = ref.auth.authenticate
+
+    def own_detail(request: Request) -> Principal:
+        try:
+            return authenticate(request)
+        except ApiError as err:
+            raw = request.headers.get("x-api-key")
+            if err.type == "UNAUTHORIZED" and raw and not KEY_FORMAT.fullmatch(raw):
+                err.detail = "The API key is malformed or incomplete."
+            raise
+
+    ref.auth.authenticate = own_detail  # type: ignore[method-assign]
