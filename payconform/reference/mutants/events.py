@@ -240,10 +240,10 @@ def _(ref: Reference) -> None:
     ref.events.requeue = requeue
 
 
-@mutant("webhooks-bulk-replay-dead-only", reqs=["WH-REPLAY-BULK"],
-        doc="Bulk replay with `status: failed` picks dead deliveries only, not failed ones awaiting a retry.")
+@mutant("webhooks-bulk-replay-not-resent", reqs=["WH-REPLAY-BULK"],
+        doc="Bulk replay answers `{requeued}` with the count but re-fires nothing.")
 def _(ref: Reference) -> None:
-    ref.events.replayable["failed"] = ("dead",)
+    ref.events.requeue = lambda delivery, now: None  # type: ignore[method-assign]
 
 
 @mutant("webhooks-rotation-single-signature", reqs=["WH-ROTATE-SECRET"],

@@ -62,6 +62,13 @@ def _newest_first(reply: Reply) -> Reply:
     return reply
 
 
+@variant("bulk-replay-failed-means-dead",
+         doc="Bulk replay with `status: failed` picks dead deliveries only, not those awaiting a retry: delivery "
+             "statuses are not shown, and 'status (`failed`, default, or `all`)' does not say which count as failed.")
+def _(ref: Reference) -> None:
+    ref.events.replayable["failed"] = ("dead",)
+
+
 @variant("deliveries-newest-first",
          doc="Both delivery lists are sorted by `createdAt` then `id`, newest first: 'The 50 newest attempts as a "
              "bare array sorted by `createdAt` then `id`' gives no direction.")
