@@ -75,3 +75,19 @@ def _(ref: Reference) -> None:
 def _(ref: Reference) -> None:
     for op_id in ("listWebhookEndpointDeliveries", "listSandboxWebhookDeliveries"):
         rewrite_replies(ref, op_id, _newest_first)
+
+
+def _with_base_units(data: dict[str, Any]) -> dict[str, Any]:
+    amount = data.get("amount")
+    if isinstance(amount, str):
+        places = -Decimal(amount).as_tuple().exponent
+        data = {**data, "amountBase": str(int(Decimal(amount).scaleb(int(places)))), "decimals": places}
+    return data
+
+
+@variant("checkout-events-with-base-units",
+         doc="Checkout payment events carry the base-unit amount (`amountBase`, `decimals`) beside the decimal "
+             "string: 'Webhook bodies for checkout payments use decimal strings' does not forbid more fields, and "
+             "'Additions are backwards compatible and safe to ignore' (Versioning 2).")
+def _(ref: Reference) -> None:
+    rewrite_events(ref, _with_base_units, "checkout_payment.")
