@@ -75,3 +75,22 @@ def _(ref: Reference) -> None:
             raise
 
     ref.auth.authenticate = own_detail  # type: ignore[method-assign]
+
+
+@variant("dashboard-routes-404-for-keys",
+         doc="Dashboard-session-only routes answer an API key 404 ROUTE_NOT_FOUND (no such route for a key), not 403: "
+             "'All except the two API-key-readable routes are dashboard-session only'; the refusal's status is not "
+             "shown.")
+def _(ref: Reference) -> None:
+    def wrap(handler: Handler) -> Handler:
+        def not_for_keys(call: Call) -> Reply:
+            try:
+                return handler(call)
+            except ApiError as err:
+                if err.type == "FORBIDDEN" and "dashboard session" in err.detail:
+                    raise ref.route_not_found(call.op.method, call.path) from err
+                raise
+        return not_for_keys
+
+    for op_id in list(ref.operations):
+        ref.wrap_handler(op_id, wrap)
