@@ -9,6 +9,7 @@ from ..auth import KEY_FORMAT
 from ..errors import ApiError
 from ..responses import Outgoing
 from . import variant
+from .rewrites import rewrite_refusals
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -82,15 +83,10 @@ def _(ref: Reference) -> None:
              "'All except the two API-key-readable routes are dashboard-session only'; the refusal's status is not "
              "shown.")
 def _(ref: Reference) -> None:
-    def wrap(handler: Handler) -> Handler:
-        def not_for_keys(call: Call) -> Reply:
-            try:
-                return handler(call)
-            except ApiError as err:
-                if err.type == "FORBIDDEN" and "dashboard session" in err.detail:
-                    raise ref.route_not_found(call.op.method, call.path) from err
-                raise
-        return not_for_keys
+    def not_for_keys(call: Call, err: ApiError) -> ApiError | None:
+        if err.type == "FORBIDDEN" and "dashboard session" in err.detail:
+            return ref.route_not_found(call.op.method, call.path)
+        return None
 
     for op_id in list(ref.operations):
-        ref.wrap_handler(op_id, wrap)
+        rewrite_refusals(ref, op_id, not_for_keys)

@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING
 
 from ..errors import ApiError
 from . import variant
-from .rewrites import rewrite_replies
+from .rewrites import rewrite_refusals, rewrite_replies
 
 if TYPE_CHECKING:
     from ..operation import Call, Reply
-    from ..reference import Handler, Reference
+    from ..reference import Reference
 
 
 def _null_when_withheld(reply: Reply) -> Reply:
@@ -47,18 +47,13 @@ def _(ref: Reference) -> None:
          doc="The audit route refuses a foreign cursor or a malformed instant with 400 BAD_REQUEST, the cause in "
              "`detail` and no `errors`: its row says only '400 for a foreign cursor or malformed instant'.")
 def _(ref: Reference) -> None:
-    def wrap(handler: Handler) -> Handler:
-        def audit_events(call: Call) -> Reply:
-            try:
-                return handler(call)
-            except ApiError as err:
-                if err.type != "VALIDATION_ERROR":
-                    raise
-                causes = "; ".join(f"{e.get('field')}: {e.get('reason')}" for e in err.errors or [])
-                raise ApiError("BAD_REQUEST", f"{err.detail} ({causes})") from err
-        return audit_events
+    def bad_request(call: Call, err: ApiError) -> ApiError | None:
+        if err.type != "VALIDATION_ERROR":
+            return None
+        causes = "; ".join(f"{e.get('field')}: {e.get('reason')}" for e in err.errors or [])
+        return ApiError("BAD_REQUEST", f"{err.detail} ({causes})")
 
-    ref.wrap_handler("listAuditEvents", wrap)
+    rewrite_refusals(ref, "listAuditEvents", bad_request)
 
 
 def _amount_renamed(reply: Reply) -> Reply:

@@ -7,10 +7,11 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..approvals import approval_json
+from ..errors import ApiError
 from ..operation import Reply
 from ..paging import by_seq
 from . import variant
-from .rewrites import rewrite_answers, rewrite_events, rewrite_replies
+from .rewrites import rewrite_answers, rewrite_events, rewrite_refusals, rewrite_replies
 
 if TYPE_CHECKING:
     from ..operation import Call
@@ -146,3 +147,19 @@ def _(ref: Reference) -> None:
         return Reply(200, body)
 
     ref.wrap_handler("listPayoutApprovals", lambda _: oldest_first)
+
+
+@variant("malformed-hash-transaction-invalid",
+         doc="A `transactionHash` that is present but not EVM-shaped is refused with 400 FUNDING_TRANSACTION_INVALID "
+             "('Transaction does not fund this payout') rather than VALIDATION_ERROR; a missing one stays a "
+             "VALIDATION_ERROR.")
+def _(ref: Reference) -> None:
+    def not_a_transaction(call: Call, err: ApiError) -> ApiError | None:
+        body = call.json()
+        sent = isinstance(body, dict) and body.get("transactionHash") is not None
+        named = any(e.get("field") == "transactionHash" for e in err.errors or [])
+        if err.type == "VALIDATION_ERROR" and sent and named:
+            return ApiError("FUNDING_TRANSACTION_INVALID", "This transaction does not fund the payout.")
+        return None
+
+    rewrite_refusals(ref, "confirmPayoutFunding", not_a_transaction)
