@@ -17,6 +17,7 @@ import json
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -130,6 +131,16 @@ class Pager:
                f"`{self.shape.cursor}` is {nxt!r}: a cursor is a non-empty string, or absent on the last page", ex)
         return Page(ex, items, nxt)
 
+    def seek(self, found: Callable[[Any], bool], what: str) -> Page:
+        """The first page (read without `limit`, cursors followed) holding an item `found` accepts, or the last
+        page: where a list's order and page size are not shown, a new row may be on any page."""
+        page = self.page(what=what)
+        for number in range(2, MAX_PAGES + 1):
+            if any(found(item) for item in page.items) or page.cursor is None:
+                break
+            page = self.page(cursor=page.cursor, what=f"{what}, page {number}")
+        return page
+
     def walk(self, limit: int, *, start: str | None = None, first: Page | None = None) -> Walk:
         """Follow `nextCursor` verbatim until a page has none: a short page is not the end, only a missing
         cursor is. A list that never stops handing out cursors fails after MAX_PAGES pages."""
@@ -187,25 +198,52 @@ def _same_decimal(a: str, b: str) -> bool:
         return False
 
 
-def expect_order_of(walk: Walk, markers: Sequence[str], *, newest_first: bool | None) -> None:
+def created_together(a: Any, b: Any) -> bool:
+    """Whether two items carry the same `createdAt` instant: where a list's order has no tie rule ("Newest
+    first"), such items may be listed either way round."""
+    def instant(item: Any) -> datetime | None:
+        value = item.get("createdAt") if isinstance(item, Mapping) else None
+        try:
+            return datetime.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            return None
+    return instant(a) is not None and instant(a) == instant(b)
+
+
+def in_order(seen: Sequence[Any], want: Sequence[Any], tied: Callable[[Any, Any], bool] | None = None) -> bool:
+    """Whether `seen` lists the items of `want` in its order, two items swapped only where `tied` says they may."""
+    rank = {id(item): index for index, item in enumerate(want)}
+    return all(rank[id(a)] < rank[id(b)] or (tied is not None and tied(a, b))
+               for i, a in enumerate(seen) for b in seen[i + 1:])
+
+
+def expect_order_of(walk: Walk, markers: Sequence[str], *, newest_first: bool | None,
+                    tied: Callable[[Any, Any], bool] | None = None) -> None:
     """Items made one after the other (each found by its marker) appear reversed (newest first), in creation
-    order (oldest first) or, with `newest_first=None`, consistently in one of the two directions."""
+    order (oldest first) or, with `newest_first=None`, consistently in one of the two directions; items that
+    `tied` accepts (the same `createdAt` where no tie rule is given) may be listed either way round."""
     position: dict[str, int] = {}
     for marker in markers:
         found = [index for index, item in enumerate(walk.items) if holds(item, marker)]
         expect(bool(found), f"the item made with {marker!r} is on no page", walk.last)
         position[marker] = found[0]
     seen = sorted(markers, key=position.__getitem__)
-    allowed = {True: [list(reversed(markers))], False: [list(markers)]}.get(
+    item_of = {marker: walk.items[position[marker]] for marker in markers}
+    directions = {True: [list(reversed(markers))], False: [list(markers)]}.get(
         newest_first, [list(reversed(markers)), list(markers)])  # type: ignore[arg-type]
     order = {True: "newest first", False: "oldest first"}.get(newest_first, "one time order")  # type: ignore[arg-type]
-    expect(seen in allowed, f"items created one after the other are listed out of {order}: {seen}", walk.last)
+    ok = any(in_order([item_of[m] for m in seen], [item_of[m] for m in want], tied) for want in directions)
+    expect(ok, f"items created one after the other are listed out of {order}: {seen}"
+           + (" (items with the same `createdAt` may be in either order)" if tied else ""), walk.last)
 
 
-def expect_cursor_refused(ex: Exchange, what: str, param: str = "cursor") -> None:
-    """400 VALIDATION_ERROR naming the cursor parameter in `errors`."""
-    body = expect_error(ex, 400, "VALIDATION_ERROR", what)
-    expect(_names(body.get("errors"), param), f"`errors` does not name `{param}`: {body.get('errors')!r}", ex)
+def expect_cursor_refused(ex: Exchange, what: str, param: str = "cursor",
+                          types: frozenset[str] = frozenset({"VALIDATION_ERROR"})) -> None:
+    """400 of one of the route's refusal `types`; a VALIDATION_ERROR names the parameter in `errors` (a route
+    whose row says only "400" may also answer BAD_REQUEST, with the cause in `detail`)."""
+    body = expect_error(ex, 400, set(types), what)
+    if body.get("type") == "VALIDATION_ERROR":
+        expect(_names(body.get("errors"), param), f"`errors` does not name `{param}`: {body.get('errors')!r}", ex)
 
 
 def observe_cursor_refused(ex: Exchange, first: Page, what: str) -> None:

@@ -10,6 +10,10 @@ from typing import Any
 from payconform.client import Exchange
 from payconform.expect import expect
 
+# An API key on a dashboard-session-only route: refused, its status not shown (unauthorized, forbidden, or no such
+# route or method for a key)
+DASHBOARD_REFUSALS = frozenset({401, 403, 404, 405})
+
 
 def scalars(obj: Any) -> Iterator[str]:
     """Every string or number inside a JSON value, as text (for "does the answer carry X" checks)."""

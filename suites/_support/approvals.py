@@ -7,6 +7,7 @@ actions, so tests ask the operator (`approve_payout`, `reject_payout`).
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 from typing import Any, NamedTuple
 
@@ -17,6 +18,9 @@ from payconform.expect import expect, expect_status
 from .balance import fund_sandbox
 from .payouts import payout_body, scenario_destination
 from .types import Unique
+
+EXECUTION_WAIT = 30.0  # seconds an `approved` approval may take to be executed (the spec gives no bound)
+POLL = 0.5
 
 
 class Held(NamedTuple):
@@ -57,4 +61,16 @@ def read_approval(api: Api, approval_id: str) -> Exchange:
     expect_status(ex, 200, "reading the approval with an API key")
     expect(isinstance(ex.json, dict) and ex.json.get("id") == approval_id,
            f"GET /payouts/approvals/{approval_id} answered another approval or no `id`", ex)
+    return ex
+
+
+def settled_approval(api: Api, approval_id: str, patience: float = EXECUTION_WAIT) -> Exchange:
+    """The approval once it has left `approved`, or as it reads after `patience` seconds: `approved` and
+    `executed` are two rows of the table ('approved' -> 'executed' when the instruction becomes a payout), so a
+    service may execute after the decision rather than within it."""
+    deadline = time.monotonic() + patience
+    ex = read_approval(api, approval_id)
+    while ex.json.get("status") == "approved" and time.monotonic() < deadline:
+        time.sleep(POLL)
+        ex = read_approval(api, approval_id)
     return ex

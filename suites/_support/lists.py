@@ -207,6 +207,8 @@ class Seed:
     # rows are in; None: the list cannot be confined to them, a test that needs exactly its rows needs a fresh one
     own: Callable[[Api, Contract, Unique, int, dict[str, str]], OwnList] | None = None
     own_grows: bool = True  # a row made later lands in the list `own` confines (not so in a span of time)
+    refusal_types: frozenset[str] = frozenset({"VALIDATION_ERROR"})  # error types the route's row allows its 400
+    tie_rule: bool = True  # the spec says how rows of one instant are ordered ("Newest first" alone does not)
 
     def pager(self, api: Api, contract: Contract, op_id: str, params: dict[str, str] | None = None) -> Pager:
         """The list of `op_id` in `api`'s organization (filled first when it has a `path`), with `params`."""
@@ -220,7 +222,8 @@ SEEDS: dict[str, Seed] = {
                                     own=_own_window("listBalanceTransactions"), own_grows=False),
     "listAuditEvents": Seed(_refused_changes, True, "AUDIT-NEWEST-FIRST", "AUDIT-INVALID-QUERY", "AUDIT-NEWEST-FIRST",
                             empty={"apiKey": "svc_test_" + "0" * 32}, own=_own_window("listAuditEvents"),
-                            own_grows=False),
+                            own_grows=False,
+                            refusal_types=frozenset({"VALIDATION_ERROR", "BAD_REQUEST"})),  # row: "400 for ..."
     "listBeneficiaries": Seed(_recipients),
     "listCheckoutProducts": Seed(_products),
     "listCheckoutLinks": Seed(_links),
@@ -229,7 +232,7 @@ SEEDS: dict[str, Seed] = {
     "listPayoutBatches": Seed(_runs),
     "listPayoutBatchItems": Seed(_run_items, path=_only_run, grows=False, empty={"status": "create_failed"},
                                  own=_own_run_items),
-    "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link, own=_own_payments),
+    "listCheckoutPayments": Seed(_payments, True, "PAY-LIST", path=_only_link, own=_own_payments, tie_rule=False),
     "listPayoutApprovals": Seed(_approvals),
 }
 

@@ -7,6 +7,7 @@ Totals that pick a sandbox scenario come from the profile (`sandbox.checkout_pay
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 
 import pytest
@@ -14,11 +15,14 @@ import pytest
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
+from payconform.paging import created_together, in_order
 
 from .._support.answers import scalars
 from .._support.checkout import draft, link_in, pause, sent_link
 from .._support.money import base_amount
 from .._support.payments import example_total, force, list_payments, page_items, payment, read_payment, simulate
+
+APART = 1.0  # seconds between the payments whose order is checked
 
 
 @pytest.mark.req("PAY-FIELDS", "CONV-MONEY-CHECKOUT-BASE-UNITS")
@@ -86,11 +90,14 @@ def test_link_that_cannot_take_a_payment(state: str, api: Api, contract: Contrac
 
 @pytest.mark.req("PAY-LIST")
 def test_list_is_newest_first_and_paged(api: Api, contract: Contract, unique) -> None:
-    """Three payments, `limit=2`: newest first, a `nextCursor` on the first page, none on the last, and
-    the pages together are exactly the three."""
+    """Three payments a second apart, `limit=2`: newest first, a `nextCursor` on the first page, none on the
+    last, and the pages together are exactly the three. "Newest first" gives no tie rule, so payments with the
+    same `createdAt` may be listed either way round."""
     link = sent_link(api, contract, unique)
     made = []
-    for _ in range(3):
+    for number in range(3):
+        if number:
+            time.sleep(APART)  # distinct instants at a one-second precision
         ex = simulate(api, link["id"], unique("pref"))
         expect_status(ex, 200, "simulating a payment")
         made.append(ex.json["id"])
@@ -100,8 +107,13 @@ def test_list_is_newest_first_and_paged(api: Api, contract: Contract, unique) ->
     last = list_payments(api, link["id"], limit="2", cursor=cursor)
     expect("nextCursor" not in last.json or last.json.get("nextCursor") is None,
            "the last page still carries a `nextCursor`", last)
-    seen = [p.get("id") for p in page_items(contract, first) + page_items(contract, last)]
-    expect(seen == list(reversed(made)), f"pages list {seen!r}; newest first is {list(reversed(made))!r}", last)
+    listed = page_items(contract, first) + page_items(contract, last)
+    seen = [p.get("id") if isinstance(p, dict) else p for p in listed]
+    expect(sorted(seen) == sorted(made), f"pages list {seen!r}; the payments are {made!r}", last)
+    newest_first = sorted(listed, key=lambda p: made.index(p["id"]), reverse=True)
+    expect(in_order(listed, newest_first, created_together),
+           f"pages list {seen!r}; newest first is {list(reversed(made))!r} (only payments with the same `createdAt` "
+           "may be in either order)", last)
 
 
 @pytest.mark.smoke
@@ -218,7 +230,7 @@ def test_link_of_another_organization_is_404(api: Api, fresh_org, contract: Cont
     expect_error(simulate(api, link["id"], unique("pref")), 404, "NOT_FOUND", "a payment on a foreign link")
 
 
-@pytest.mark.needs("operator", "clock")
+@pytest.mark.needs("operator", "clock", "profile")
 @pytest.mark.req("PAY-SIMULATE-CANNOT-TAKE")
 def test_expired_link_cannot_take_a_payment(request: pytest.FixtureRequest, contract: Contract, unique) -> None:
     """A link past its `expiresAt` (profile: `sandbox.checkout_link_expiry`): 400 BAD_REQUEST or

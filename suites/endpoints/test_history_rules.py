@@ -136,7 +136,14 @@ def test_hold_is_listed_in_balance_transactions(fresh_org, operator, clock, cont
     gap = Decimal("40.00") - available[0]
     expect(gap > 0, f"`available` is {available[0]} after a hold on a 40.00 balance", ex)
     walk = Pager(handle.api, contract, "listBalanceTransactions").walk(100)
-    others = [as_decimal(r.get("amount")) for r in walk.items if as_decimal(r.get("amount")) != Decimal("40.00")]
-    expect(any(a is not None and abs(a) == gap for a in others),
+    others = [_decimals(r) for r in walk.items if Decimal("40.00") not in _decimals(r)]
+    expect(any(gap in {abs(a) for a in values} for values in others),
            f"`available` is {gap} below what the movements explain, but no balance transaction of {gap} is listed "
-           f"(amounts besides the top-up: {others})", walk.last)
+           f"(decimal values of the rows besides the top-up, under any field but `balanceAfter`: {others})", walk.last)
+
+
+def _decimals(row: object) -> list[Decimal]:
+    """A row's decimal strings but its `balanceAfter`: the row fields are named (`net`, ...), not the amount's."""
+    fields = row.items() if isinstance(row, dict) else []
+    return [d for name, value in fields if name != "balanceAfter"
+            for d in [as_decimal(value)] if d is not None]

@@ -53,15 +53,20 @@ def test_add_method_answers_whole_recipient(api: Api, contract: Contract, unique
 @pytest.mark.req("RCP-ADD-METHOD-VALIDATION")
 def test_add_method_missing_corridor_field_is_400(api: Api, contract: Contract, unique, corridor: str,
                                                   field: str) -> None:
-    """A method without one of its corridor's account fields: 400 naming the field in `errors`; nothing added."""
+    """A method without one of its corridor's account fields: 400 naming the field in `errors` (entries of any
+    shape); nothing added. A field the profile gives as a choice (`chain`) may be defaulted: then it skips."""
     created = create_recipient(api, contract, unique)
     details = account_details(contract, corridor)
     del details[field]
     ex = add_method(api, created["id"], method_body(contract, corridor, details))
+    choice = str(corridors(contract)[corridor].get("recipientDetails", {}).get(field, ""))
+    if 200 <= ex.status < 300 and "|" in choice and not choice.startswith("<"):
+        pytest.skip(f"needs profile: the target defaulted `{field}` ({choice}); the profile (corridors.{corridor}."
+                    "recipientDetails) lists it, the spec does not say it is required")
     expect_status(ex, 400)
     body = expect_error_body(ex)
-    named = [e for e in body.get("errors") or [] if isinstance(e, dict)
-             and any(isinstance(v, str) and field in v for v in e.values())]
+    named = [e for e in body.get("errors") or []
+             if any(isinstance(v, str) and field in v for v in (e.values() if isinstance(e, dict) else [e]))]
     expect(named, f"`errors` does not name the missing field {field!r}: {body.get('errors')!r}", ex)
     expect(method_ids(read_recipient(api, created["id"])) == method_ids(created), "a refused method was added", ex)
 

@@ -81,7 +81,8 @@ def test_history_keeps_debits_and_adds_reversals(fresh_org, operator, clock, con
 def test_transactions_and_history_reconcile_with_the_balance(fresh_org, operator, clock, contract: Contract,
                                                             unique) -> None:
     """Rows `payout` for each payout from the balance and `payout_return` for the failed and the returned one,
-    none for the canceled wallet-funded payout; every row's `balanceAfter` is the one before plus its amount;
+    none for the canceled wallet-funded payout; every row's `balanceAfter` is the one before plus its amount
+    (or its `net`);
     the newest equals the balance, and so does the history's last published `balanceAfter`, every one of
     which is a running figure of the transactions."""
     run = _scripted(fresh_org, operator, clock, contract, unique)
@@ -96,10 +97,11 @@ def test_transactions_and_history_reconcile_with_the_balance(fresh_org, operator
     expect(not canceled, f"the canceled wallet-funded payout {run.canceled} has rows {canceled}")
     oldest_first = list(reversed(rows))
     for before, row in pairwise(oldest_first):
-        if isinstance(row.get("amount"), str):
+        moves = [Decimal(row[name]) for name in ("amount", "net") if isinstance(row.get(name), str)]
+        if moves:
             step = Decimal(row["balanceAfter"]) - Decimal(before["balanceAfter"])
-            expect(step == Decimal(row["amount"]), f"row {row.get('id')}: balanceAfter moves by {step}, "
-                   f"its amount is {row['amount']}")
+            expect(step in moves, f"row {row.get('id')}: balanceAfter moves by {step}; its amount and net "
+                   f"(where given; a fee may stand between them) are {moves}")
     expect(Decimal(rows[0]["balanceAfter"]) == run.balance,
            f"the newest row's balanceAfter {rows[0]['balanceAfter']} is not the balance {run.balance}")
     published = [e["balanceAfter"] for e in _all(run.api, contract, "getBalanceHistory", 500)

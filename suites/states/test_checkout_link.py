@@ -37,7 +37,7 @@ def _cases() -> list[Any]:
         for state in row["from"]:
             marks = [pytest.mark.req(row["id"])]
             if state == "expired":
-                marks.append(pytest.mark.needs("operator", "clock"))
+                marks.append(pytest.mark.needs("operator", "clock", "profile"))
             cases.append(pytest.param(row, state, False, id=f"{row['id']}-{state}", marks=marks))
         for state in error_from:
             cases.append(pytest.param(row, state, True, id=f"{row['id']}-{state}-refused",

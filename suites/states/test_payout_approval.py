@@ -12,11 +12,11 @@ from datetime import datetime, timedelta
 import pytest
 
 from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.expect import expect
+from payconform.paging import Pager
 
-from .._support.approvals import fund_for_threshold, hold, read_approval
+from .._support.approvals import EXECUTION_WAIT, fund_for_threshold, hold, read_approval, settled_approval
 from .._support.payouts import create_payout, payouts_with_reference, read_payout
-from .._support.profile import items
 from .._support.types import Unique
 
 DAY = 86400
@@ -44,9 +44,10 @@ def test_an_approved_payout_is_executed(fresh_org, operator, contract: Contract,
     fund_for_threshold(org.api, contract)
     held = hold(org.api, contract, unique)
     operator.approve_payout(org.org_id, held.approval_id)
-    approval = read_approval(org.api, held.approval_id)
+    approval = settled_approval(org.api, held.approval_id)
     expect(approval.json.get("status") == "executed",
-           f"the approved approval reads {approval.json.get('status')!r}, not 'executed'", approval)
+           f"the approved approval reads {approval.json.get('status')!r}, not 'executed' (read until it left "
+           f"'approved', up to {EXECUTION_WAIT:g} s)", approval)
     payout_id = approval.json.get("payoutId")
     expect(isinstance(payout_id, str) and payout_id, "the executed approval carries no `payoutId`", approval)
     expect(read_payout(org.api, payout_id).json.get("reference") == held.reference,
@@ -98,9 +99,10 @@ def test_a_refused_execution_carries_the_error_type(fresh_org, operator, contrac
     org = fresh_org()
     held = hold(org.api, contract, unique)
     operator.approve_payout(org.org_id, held.approval_id)
-    approval = read_approval(org.api, held.approval_id)
+    approval = settled_approval(org.api, held.approval_id)
     expect(approval.json.get("status") == "execution_failed",
-           f"the approval whose payout could not be created reads {approval.json.get('status')!r}", approval)
+           f"the approval whose payout could not be created reads {approval.json.get('status')!r} (read until it "
+           f"left 'approved', up to {EXECUTION_WAIT:g} s)", approval)
     error = approval.json.get("error")
     error_type = error.get("type") if isinstance(error, dict) else None
     expect(error_type in contract.errors, f"`error` is {error!r}; it carries no error `type` of the spec", approval)
@@ -120,10 +122,11 @@ def test_the_queue_is_readable_with_an_api_key(api, contract: Contract, unique: 
     created, expires = (datetime.fromisoformat(str(approval[k])) for k in ("createdAt", "expiresAt"))
     expect(expires - created == timedelta(hours=24),
            f"expiresAt is {expires - created} after createdAt, not 24 hours")
-    queue = api.op("listPayoutApprovals")
-    expect_status(queue, 200, "reading the approval queue with an API key")
-    ids = [a.get("id") for a in items(contract, "listPayoutApprovals", queue)]
-    expect(held.approval_id in ids, f"the approval queue (first page) does not list {held.approval_id}", queue)
+    page = Pager(api, contract, "listPayoutApprovals").seek(
+        lambda a: isinstance(a, dict) and a.get("id") == held.approval_id, "reading the approval queue with an API key")
+    ids = [a.get("id") for a in page.items if isinstance(a, dict)]
+    expect(held.approval_id in ids, f"the approval queue (every page, order and page size not shown) does not list "
+           f"{held.approval_id}", page.ex)
 
 
 @pytest.mark.req("PAYOUT-CREATE")

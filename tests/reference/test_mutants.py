@@ -45,8 +45,9 @@ def _body_request_id_differs(org) -> bool:
     return r.json()["requestId"] != r.headers["x-request-id"]
 
 
-def _malformed_detail_differs(org) -> bool:
-    return org.call("GET", LIST, key="junk").json()["detail"] != org.call("GET", LIST, key=None).json()["detail"]
+def _wrong_secret_detail_differs(org) -> bool:
+    wrong = org.key[:-1] + ("A" if org.key[-1] != "A" else "B")
+    return org.call("GET", LIST, key=wrong).json()["detail"] != org.call("GET", LIST, key="junk").json()["detail"]
 
 
 DEVIATES = {
@@ -59,7 +60,7 @@ DEVIATES = {
     "error-body-retryable": lambda org: "retryable" in org.call("GET", LIST, key=None).json(),
     "unknown-route-not-found": lambda org: org.client.get(API + "/nope").json()["type"] == "NOT_FOUND",
     "revoked-key-distinct-type": _revoked_key_differs,
-    "malformed-key-distinct-detail": _malformed_detail_differs,
+    "wrong-secret-distinct-detail": _wrong_secret_detail_differs,
     "wrong-org-404": lambda org: org.call("GET", "/recipients/cnosuchorg").status_code == 404,
     "retry-after-missing": lambda org: "retry-after" not in _after_rate_limit(org).headers,
     "rate-limit-off": lambda org: _after_rate_limit(org).status_code == 200,

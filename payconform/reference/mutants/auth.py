@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..auth import KEY_FORMAT
 from ..errors import ApiError
 from ..operation import Reply
 from . import mutant
@@ -41,17 +42,19 @@ def _(ref: Reference) -> None:
         return original(request)
 
 
-@mutant("malformed-key-distinct-detail", reqs=["AUTH-INDISTINGUISHABLE"],
-        doc="A malformed key answers UNAUTHORIZED with a detail that differs from an unknown key's.")
+@mutant("wrong-secret-distinct-detail", reqs=["AUTH-INDISTINGUISHABLE"],
+        doc="A well-formed key whose public id exists but whose secret is wrong answers UNAUTHORIZED with a detail "
+            "that differs from an unknown key's, telling which public ids exist.")
 def _(ref: Reference) -> None:
     @around_authenticate(ref)
     def _(original: Authenticate, request: Request) -> Principal:
         try:
             return original(request)
         except ApiError as err:
-            raw = request.headers.get("x-api-key")
-            if err.type == "UNAUTHORIZED" and raw is not None and not raw.startswith(("svc_test_", "svc_live_")):
-                err.detail = "The API key is malformed."
+            match = KEY_FORMAT.fullmatch(request.headers.get("x-api-key") or "")
+            if err.type == "UNAUTHORIZED" and match is not None and ref.store.one(
+                    "SELECT 1 FROM api_keys WHERE public_id = ?", (match.group(2),)) is not None:
+                err.detail = "The API key's secret is wrong."
             raise
 
 

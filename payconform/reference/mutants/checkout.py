@@ -465,6 +465,21 @@ def _(ref: Reference) -> None:
     ref.checkout.publish_blocked = lambda link_id, total, now: None  # type: ignore[method-assign]
 
 
+@mutant("repriced-publish-bad-request", reqs=["LINK-PUBLISH-CONFLICT"],
+        doc="A draft repriced after its card page was set up is refused with 400 BAD_REQUEST instead of 409 "
+            "CONFLICT ('the draft was repriced after its card page was set up').")
+def _(ref: Reference) -> None:
+    blocked = ref.checkout.publish_blocked
+
+    def bad_request(link_id: str, total: str, now: Any) -> str | None:
+        why = blocked(link_id, total, now)
+        if why is not None and "repriced" in why:
+            raise ApiError("BAD_REQUEST", why)
+        return why
+
+    ref.checkout.publish_blocked = bad_request  # type: ignore[method-assign]
+
+
 @mutant("publish-attempt-never-clears", reqs=["LINK-PUBLISH-PROCESSOR-TIMEOUT"],
         doc="After the card processor did not answer, every later publish of the link answers 409.")
 def _(ref: Reference) -> None:

@@ -240,10 +240,10 @@ def _(ref: Reference) -> None:
     ref.events.requeue = requeue
 
 
-@mutant("webhooks-bulk-replay-dead-only", reqs=["WH-REPLAY-BULK"],
-        doc="Bulk replay with `status: failed` picks dead deliveries only, not failed ones awaiting a retry.")
+@mutant("webhooks-bulk-replay-not-resent", reqs=["WH-REPLAY-BULK"],
+        doc="Bulk replay answers `{requeued}` with the count but re-fires nothing.")
 def _(ref: Reference) -> None:
-    ref.events.replayable["failed"] = ("dead",)
+    ref.events.requeue = lambda delivery, now: None  # type: ignore[method-assign]
 
 
 @mutant("webhooks-rotation-single-signature", reqs=["WH-ROTATE-SECRET"],
@@ -354,10 +354,16 @@ def _(ref: Reference) -> None:
     _rewrite(ref, DELIVERY_LISTS, change)
 
 
-@mutant("webhooks-deliveries-newest-first", reqs=["WH-DELIVERIES-LIST"],
-        doc="Deliveries are sorted newest first instead of by `createdAt` then `id`.")
+def _newest_then_oldest(rows: list) -> list:
+    ordered = sorted(rows, key=lambda r: (r["createdAt"], r["id"]))
+    return ordered[-1:] + ordered[:-1]
+
+
+@mutant("webhooks-deliveries-unsorted", reqs=["WH-DELIVERIES-LIST"],
+        doc="Deliveries list the newest attempt first and the rest oldest first: sorted by `createdAt` then `id` "
+            "in neither direction.")
 def _(ref: Reference) -> None:
-    _rewrite(ref, DELIVERY_LISTS, lambda rows: sorted(rows, key=lambda r: (r["createdAt"], r["id"]), reverse=True))
+    _rewrite(ref, DELIVERY_LISTS, _newest_then_oldest)
 
 
 @mutant("webhooks-sandbox-deliveries-empty", reqs=["WH-SBX-DELIVERIES"], doc="The sandbox delivery log is empty.")

@@ -180,6 +180,18 @@ def _(ref: Reference) -> None:
         return original(call)
 
 
+@mutant("missing-chain-names-address", reqs=["RCP-ADD-METHOD-VALIDATION"],
+        doc="A crypto method sent without `chain` is refused with a VALIDATION_ERROR that names `address`, not the "
+            "missing `chain`.")
+def _(ref: Reference) -> None:
+    @around(ref, "addBeneficiaryMethod")
+    def _(original: Handler, call: Call) -> Reply:
+        details = body(call).get("recipientDetails")
+        if isinstance(details, dict) and "address" in details and "chain" not in details:
+            raise validation_error([{"field": "recipientDetails.address", "reason": "unsupported network"}])
+        return original(call)
+
+
 @mutant("add-method-to-deleted-recipient", reqs=["RCP-ADD-METHOD-UNKNOWN"],
         doc="A payment method can be added to a deleted recipient (201 instead of 404).")
 def _(ref: Reference) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ApiError
 from ..responses import Outgoing
 
 if TYPE_CHECKING:
@@ -40,6 +41,23 @@ def rewrite_replies(ref: Reference, op_id: str, transform: Callable[[Reply], Rep
     def wrap(handler: Handler) -> Handler:
         def rewritten(call: Call) -> Reply:
             return transform(handler(call))
+        return rewritten
+
+    ref.wrap_handler(op_id, wrap)
+
+
+def rewrite_refusals(ref: Reference, op_id: str, transform: Callable[[Call, ApiError], ApiError | None]) -> None:
+    """Every refusal (ApiError) of the operation `op_id` is raised as `transform(call, err)` instead, or as it
+    was where that is None."""
+    def wrap(handler: Handler) -> Handler:
+        def rewritten(call: Call) -> Reply:
+            try:
+                return handler(call)
+            except ApiError as err:
+                replaced = transform(call, err)
+                if replaced is None:
+                    raise
+                raise replaced from err
         return rewritten
 
     ref.wrap_handler(op_id, wrap)

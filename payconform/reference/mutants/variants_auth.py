@@ -5,11 +5,16 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from ..auth import KEY_FORMAT
 from ..errors import ApiError
 from ..responses import Outgoing
 from . import variant
+from .rewrites import rewrite_refusals
 
 if TYPE_CHECKING:
+    from starlette.requests import Request
+
+    from ..auth import Principal
     from ..operation import Call, Reply
     from ..reference import Handler, Reference
 
@@ -52,3 +57,36 @@ def _(ref: Reference) -> None:
         return deliveries
 
     ref.wrap_handler(op_id, wrap)
+
+
+@variant("malformed-key-own-detail",
+         doc="A key that fails the format check (no `svc_test_`/`svc_live_` prefix, wrong lengths, no secret) answers "
+             "UNAUTHORIZED with its own `detail`: only 'Unknown, revoked or wrong keys' are 'deliberately "
+             "indistinguishable'; UNAUTHORIZED covers 'Key missing, malformed, unknown, revoked or incomplete'.")
+def _(ref: Reference) -> None:
+    authenticate = ref.auth.authenticate
+
+    def own_detail(request: Request) -> Principal:
+        try:
+            return authenticate(request)
+        except ApiError as err:
+            raw = request.headers.get("x-api-key")
+            if err.type == "UNAUTHORIZED" and raw and not KEY_FORMAT.fullmatch(raw):
+                err.detail = "The API key is malformed or incomplete."
+            raise
+
+    ref.auth.authenticate = own_detail  # type: ignore[method-assign]
+
+
+@variant("dashboard-routes-404-for-keys",
+         doc="Dashboard-session-only routes answer an API key 404 ROUTE_NOT_FOUND (no such route for a key), not 403: "
+             "'All except the two API-key-readable routes are dashboard-session only'; the refusal's status is not "
+             "shown.")
+def _(ref: Reference) -> None:
+    def not_for_keys(call: Call, err: ApiError) -> ApiError | None:
+        if err.type == "FORBIDDEN" and "dashboard session" in err.detail:
+            return ref.route_not_found(call.op.method, call.path)
+        return None
+
+    for op_id in list(ref.operations):
+        rewrite_refusals(ref, op_id, not_for_keys)

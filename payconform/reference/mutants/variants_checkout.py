@@ -5,10 +5,15 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from ..links import find_link
+from ..operation import Reply
+from ..payments import payment_json, settle_link
+from ..routes.payments import payments_limit
 from . import variant
 from .rewrites import rewrite_replies
 
 if TYPE_CHECKING:
+    from ..operation import Call
     from ..reference import Reference
 
 
@@ -24,3 +29,46 @@ def _as_rows(table: Any) -> list[dict[str, Any]]:
              "'Table of amount-driven sandbox outcomes'; its shape is not shown.")
 def _(ref: Reference) -> None:
     rewrite_replies(ref, "getSandboxScenarios", lambda reply: dataclasses.replace(reply, body=_as_rows(reply.body)))
+
+
+def _second(row: Any) -> str:
+    return str(row["created_at"])[:19]  # ISO 8601 to the whole second
+
+
+@variant("payments-ties-by-id",
+         doc="A link's payments carry `createdAt` to the whole second and are listed newest first with payments of "
+             "the same second in ascending id order, not creation order: the route says 'Newest first, "
+             "cursor-paged' and gives no tie rule.")
+def _(ref: Reference) -> None:
+    def ties_by_id(call: Call) -> Reply:
+        link = find_link(call, call.params["linkId"])
+        settle_link(call, link["id"])
+        rows = sorted(call.ref.store.all("SELECT * FROM checkout_payments WHERE org_id = ? AND mode = ?"
+                                         " AND link_id = ?", (call.org_id, call.mode, link["id"])),
+                      key=lambda r: r["id"])
+        rows.sort(key=_second, reverse=True)
+        scope, cursor = f"payments-by-second:{call.org_id}:{link['id']}", call.query.get("cursor")
+        start = int(call.ref.cursors.decode(scope, cursor)) if cursor else 0
+        end = start + payments_limit(call.query.get("limit"))
+        body: dict[str, Any] = {"data": [{**payment_json(call, r), "createdAt": _second(r) + "Z"}
+                                         for r in rows[start:end]]}
+        if end < len(rows):
+            body["nextCursor"] = call.ref.cursors.encode(scope, end)
+        return Reply(200, body)
+
+    ref.wrap_handler("listCheckoutPayments", lambda _: ties_by_id)
+
+
+class _NoPages(dict):
+    """A record of card pages that stays empty: no unanswered attempt ever left one."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+
+@variant("processor-timeout-no-card-page",
+         doc="A publish the card processor did not answer leaves no card page, so a draft repriced afterwards "
+             "publishes (200) once the attempt has cleared: '500 `INTERNAL` when the card processor did not "
+             "answer (the card page may exist ...)'.")
+def _(ref: Reference) -> None:
+    ref.checkout.card_pages = _NoPages()

@@ -7,9 +7,10 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from . import variant
-from .rewrites import rewrite_events
+from .rewrites import rewrite_events, rewrite_replies
 
 if TYPE_CHECKING:
+    from ..operation import Reply
     from ..reference import Reference
 
 PADDED = re.compile(r"^-?[0-9]+\.[0-9]+$")
@@ -45,3 +46,48 @@ def _(ref: Reference) -> None:
              "of `payout_batch.*`, `checkout_payment.*` and `webhook_endpoint.disabled`: not shown.'")
 def _(ref: Reference) -> None:
     rewrite_events(ref, lambda data: {"payment": data}, "checkout_payment.")
+
+
+@variant("retries-six-from-first",
+         doc="A failing delivery follows the six-attempt schedule with '+N' counted from the first attempt (t = 0, "
+             "1, 5, 30, 120, 360 min), then is dead: 'An alternative schedule of six attempts (immediately, then "
+             "+1 min, +5 min, +30 min, +2 h, +6 h) is also described; which one applies: not shown'.")
+def _(ref: Reference) -> None:
+    ref.dispatcher.ladder = (60, 240, 1500, 5400, 14400)  # the gaps between those instants
+
+
+def _newest_first(reply: Reply) -> Reply:
+    if isinstance(reply.body, list):
+        reply.body.sort(key=lambda r: (r.get("createdAt"), r.get("id")), reverse=True)
+    return reply
+
+
+@variant("bulk-replay-failed-means-dead",
+         doc="Bulk replay with `status: failed` picks dead deliveries only, not those awaiting a retry: delivery "
+             "statuses are not shown, and 'status (`failed`, default, or `all`)' does not say which count as failed.")
+def _(ref: Reference) -> None:
+    ref.events.replayable["failed"] = ("dead",)
+
+
+@variant("deliveries-newest-first",
+         doc="Both delivery lists are sorted by `createdAt` then `id`, newest first: 'The 50 newest attempts as a "
+             "bare array sorted by `createdAt` then `id`' gives no direction.")
+def _(ref: Reference) -> None:
+    for op_id in ("listWebhookEndpointDeliveries", "listSandboxWebhookDeliveries"):
+        rewrite_replies(ref, op_id, _newest_first)
+
+
+def _with_base_units(data: dict[str, Any]) -> dict[str, Any]:
+    amount = data.get("amount")
+    if isinstance(amount, str):
+        places = -Decimal(amount).as_tuple().exponent
+        data = {**data, "amountBase": str(int(Decimal(amount).scaleb(int(places)))), "decimals": places}
+    return data
+
+
+@variant("checkout-events-with-base-units",
+         doc="Checkout payment events carry the base-unit amount (`amountBase`, `decimals`) beside the decimal "
+             "string: 'Webhook bodies for checkout payments use decimal strings' does not forbid more fields, and "
+             "'Additions are backwards compatible and safe to ignore' (Versioning 2).")
+def _(ref: Reference) -> None:
+    rewrite_events(ref, _with_base_units, "checkout_payment.")

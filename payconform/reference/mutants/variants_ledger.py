@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..errors import ApiError
 from . import variant
-from .rewrites import rewrite_replies
+from .rewrites import rewrite_refusals, rewrite_replies
 
 if TYPE_CHECKING:
     from ..operation import Call, Reply
@@ -58,3 +59,31 @@ def _default_non_integer_limit(handler: Handler) -> Handler:
             call.query_params = call.query_params.__class__([(k, v) for k, v in items if k != "limit"])
         return handler(call)
     return defaulted
+
+
+@variant("audit-bad-request",
+         doc="The audit route refuses a foreign cursor or a malformed instant with 400 BAD_REQUEST, the cause in "
+             "`detail` and no `errors`: its row says only '400 for a foreign cursor or malformed instant'.")
+def _(ref: Reference) -> None:
+    def bad_request(call: Call, err: ApiError) -> ApiError | None:
+        if err.type != "VALIDATION_ERROR":
+            return None
+        causes = "; ".join(f"{e.get('field')}: {e.get('reason')}" for e in err.errors or [])
+        return ApiError("BAD_REQUEST", f"{err.detail} ({causes})")
+
+    rewrite_refusals(ref, "listAuditEvents", bad_request)
+
+
+def _amount_renamed(reply: Reply) -> Reply:
+    rows = reply.body.get("data") if isinstance(reply.body, dict) else None
+    for row in rows if isinstance(rows, list) else []:
+        if "amount" in row:
+            row["grossAmount"] = row.pop("amount")
+    return reply
+
+
+@variant("btx-amount-renamed",
+         doc="Balance transaction rows carry their amount as `grossAmount`, not `amount`: the fields named are "
+             "'`id` ..., `balanceAfter`, `net` ..., `type`, `orderId`, currency'; the remaining fields are not shown.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "listBalanceTransactions", _amount_renamed)

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import TYPE_CHECKING, Any
 
+from ..approvals import approval_json
+from ..errors import ApiError
+from ..operation import Reply
+from ..paging import by_seq
 from . import variant
-from .rewrites import rewrite_answers, rewrite_events, rewrite_replies
+from .rewrites import rewrite_answers, rewrite_events, rewrite_refusals, rewrite_replies
 
 if TYPE_CHECKING:
-    from ..operation import Reply
+    from ..operation import Call
     from ..reference import Reference
 
 
@@ -88,3 +93,81 @@ def _(ref: Reference) -> None:
              "accepted value)' says which value allows a duplicate, not that another is refused.")
 def _(ref: Reference) -> None:
     ref.idempotency.allow_duplicate = lambda call: call.headers.get("x-allow-duplicate") == "true"  # type: ignore[method-assign]
+
+
+EXECUTION_TICK = 2.0  # seconds (wall time) between an approval's decision and its execution being recorded
+OUTCOMES = ("executed", "execution_failed")
+
+
+@variant("approval-executed-later",
+         doc="An approved payout's execution is recorded a dispatcher tick after the decision: the approval reads "
+             "`approved` first, then `executed` or `execution_failed` ('approved' and 'executed' are two rows of "
+             "the approval table: the instruction becomes a payout after it is approved).")
+def _(ref: Reference) -> None:
+    approvals, dispatcher = ref.approvals, ref.dispatcher
+    decide, find, settle_due = approvals.decide, approvals.find, dispatcher.settle_due
+    waiting: dict[str, tuple[float, tuple[Any, ...], dict[str, Any]]] = {}
+
+    def later(store: Any, row: Any, status: str, now: Any, **fields: Any) -> None:
+        if status not in OUTCOMES:
+            decide(store, row, status, now, **fields)
+            return
+        waiting[row["id"]] = (time.monotonic() + EXECUTION_TICK, (store, row, status, now), fields)
+
+    def record_due(only: str | None = None) -> None:
+        for approval_id, (due, args, fields) in list(waiting.items()):
+            if due <= time.monotonic() and only in (None, approval_id):
+                del waiting[approval_id]
+                decide(*args, **fields)
+
+    def find_after_due(store: Any, org_id: str, mode: str, approval_id: str, now: Any) -> Any:
+        record_due(approval_id)
+        return find(store, org_id, mode, approval_id, now)
+
+    def settle_with_due(org_id: str | None) -> None:
+        settle_due(org_id)
+        with ref.store.tx():
+            record_due()
+
+    approvals.decide = later  # type: ignore[method-assign]
+    approvals.find = find_after_due  # type: ignore[method-assign]
+    dispatcher.settle_due = settle_with_due
+
+
+QUEUE_PAGE = 20
+
+
+@variant("approval-queue-oldest-first",
+         doc="The approval queue lists oldest first in fixed pages of 20, ignoring `limit`: the queue's order, "
+             "page size and query are not shown ('Approval queue, readable with an API key').")
+def _(ref: Reference) -> None:
+    def oldest_first(call: Call) -> Reply:
+        rows, next_cursor = by_seq(
+            call.ref.store, call.ref.cursors, table="payout_approvals",
+            scope=f"approvals-asc:{call.org_id}:{call.mode}",
+            where="org_id = ? AND mode = ?", params=(call.org_id, call.mode), limit=QUEUE_PAGE,
+            cursor=call.query.get("cursor"), descending=False)
+        find = call.ref.approvals.find
+        body: dict[str, Any] = {"data": [approval_json(find(call.ref.store, call.org_id, call.mode, r["id"], call.now))
+                                         for r in rows]}
+        if next_cursor:
+            body["nextCursor"] = next_cursor
+        return Reply(200, body)
+
+    ref.wrap_handler("listPayoutApprovals", lambda _: oldest_first)
+
+
+@variant("malformed-hash-transaction-invalid",
+         doc="A `transactionHash` that is present but not EVM-shaped is refused with 400 FUNDING_TRANSACTION_INVALID "
+             "('Transaction does not fund this payout') rather than VALIDATION_ERROR; a missing one stays a "
+             "VALIDATION_ERROR.")
+def _(ref: Reference) -> None:
+    def not_a_transaction(call: Call, err: ApiError) -> ApiError | None:
+        body = call.json()
+        sent = isinstance(body, dict) and body.get("transactionHash") is not None
+        named = any(e.get("field") == "transactionHash" for e in err.errors or [])
+        if err.type == "VALIDATION_ERROR" and sent and named:
+            return ApiError("FUNDING_TRANSACTION_INVALID", "This transaction does not fund the payout.")
+        return None
+
+    rewrite_refusals(ref, "confirmPayoutFunding", not_a_transaction)

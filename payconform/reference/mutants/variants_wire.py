@@ -11,8 +11,8 @@ from . import variant
 from .rewrites import rewrite_answers, rewrite_events, rewrite_replies
 
 if TYPE_CHECKING:
-    from ..operation import Reply
-    from ..reference import Reference
+    from ..operation import Call, Reply
+    from ..reference import Handler, Reference
 
 EXTRA_HEADERS = {"cache-control": "no-store", "x-vendor-trace": "vendor-7f3a", "x-content-type-options": "nosniff"}
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -139,3 +139,31 @@ def _(ref: Reference) -> None:
         out.headers["content-type"] = "application/json; charset=utf-8"
 
     ref.response_filters.append(charset)
+
+
+def _chain_defaulted(value: Any) -> None:
+    """Crypto account details (an object with an `address`) that name no `chain` get the first chain."""
+    if isinstance(value, dict):
+        if "address" in value and "chain" not in value:
+            value["chain"] = "ethereum"
+        for item in value.values():
+            _chain_defaulted(item)
+    elif isinstance(value, list):
+        for item in value:
+            _chain_defaulted(item)
+
+
+@variant("chain-defaulted",
+         doc="A crypto payment method sent without `chain` is saved on ethereum: the corridor fields are the "
+             "profile's (the spec shows none of them), so a target may default one that is a choice.")
+def _(ref: Reference) -> None:
+    def wrap(handler: Handler) -> Handler:
+        def defaulted(call: Call) -> Reply:
+            body = call.json()
+            _chain_defaulted(body)
+            call._json = body
+            return handler(call)
+        return defaulted
+
+    for op_id in ("addBeneficiaryMethod", "createBeneficiary"):
+        ref.wrap_handler(op_id, wrap)
