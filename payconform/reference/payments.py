@@ -172,3 +172,12 @@ def settle_link(call: Call, link_id: str) -> None:
     """Apply the due timeline steps of every payment on the link (before a list of them is read)."""
     for row in call.ref.store.all("SELECT * FROM checkout_payments WHERE link_id = ?", (link_id,)):
         run_timeline(call, row)
+
+
+def payments_limit(raw: str | None) -> int:
+    """1-100, default 20; above 100 becomes 100; zero, negative or non-numeric becomes 20; never a 400."""
+    try:
+        value = int(raw) if raw is not None else 20
+    except ValueError:
+        return 20
+    return 20 if value <= 0 else min(value, 100)

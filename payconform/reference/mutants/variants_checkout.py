@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..links import find_link
 from ..operation import Reply
-from ..payments import payment_json, settle_link
-from ..routes.payments import payments_limit
+from ..payments import payment_json, payments_limit, settle_link
 from . import variant
 from .rewrites import rewrite_replies
 

@@ -9,7 +9,7 @@ from .. import payments
 from ..links import find_link
 from ..operation import Call, Operation, Reply
 from ..paging import by_seq
-from ..payments import payment_json
+from ..payments import payment_json, payments_limit
 from ..validate import check
 
 
@@ -30,15 +30,6 @@ def force_outcome(call: Call) -> Reply:
     c.done()
     row, moved = payments.force(call, call.params["paymentId"], action or "")
     return Reply(200, {**payment_json(call, row), "moved": moved}, row["id"])
-
-
-def payments_limit(raw: str | None) -> int:
-    """1-100, default 20; above 100 becomes 100; zero, negative or non-numeric becomes 20; never a 400."""
-    try:
-        value = int(raw) if raw is not None else 20
-    except ValueError:
-        return 20
-    return 20 if value <= 0 else min(value, 100)
 
 
 def list_payments(call: Call) -> Reply:
