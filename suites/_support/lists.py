@@ -33,7 +33,7 @@ from .batches import create as create_run
 from .batches import profile as batch_profile
 from .checkout import create_link, sent_link
 from .instants import is_instant
-from .money import as_decimal
+from .money import decimal_values
 from .payments import simulate
 from .payouts import create_payout
 from .products import create_product
@@ -277,9 +277,12 @@ def own_history(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, Page
 
 
 def rows_of(page: Page, amounts: list[str]) -> list[dict[str, Any]]:
-    """The rows of `page` whose `amount` is one of `amounts` (the test's own top-ups), one per amount."""
+    """The rows of `page` that carry one of `amounts` (the test's own top-ups), one per amount. The amount may
+    sit in any decimal field but the running balance: a row's fields named are "`balanceAfter`, `net` ...",
+    its amount's own name is not shown."""
     wanted = {Decimal(a) for a in amounts}
-    rows = [r for r in page.items if isinstance(r, dict) and as_decimal(r.get("amount")) in wanted]
+    rows = [r for r in page.items if isinstance(r, dict)
+            and wanted & decimal_values({k: v for k, v in r.items() if k != "balanceAfter"})]
     expect(len(rows) == len(amounts), f"the page lists {len(rows)} rows of the {len(amounts)} top-ups of "
            f"amounts {amounts}", page.ex)
     return rows

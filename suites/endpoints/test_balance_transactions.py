@@ -21,7 +21,7 @@ from payconform.expect import expect, expect_error
 from payconform.paging import Pager, identity
 
 from .._support.answers import names_field
-from .._support.lists import filtered_page, own_top_ups, rows_of, topped_up
+from .._support.lists import filtered_page, own_top_ups, topped_up
 from .._support.money import as_decimal
 
 NUMERIC = re.compile(r"^[0-9]+$")
@@ -82,7 +82,7 @@ def test_currency_and_order_filters(own_org, contract: Contract, unique) -> None
     (an empty page, or a 400 for a value the target does not know)."""
     pager, rows = own_top_ups(own_org(), contract, 1)
     usd = filtered_page(pager, "balance transactions", currency="USD")
-    expect(all(r.get("currency") == "USD" for r in usd.items) and rows_of(usd, [rows[0]["amount"]]) == rows,
+    expect(all(r.get("currency") == "USD" for r in usd.items) and rows[0] in usd.items,
            f"currency=USD lists currencies {sorted({str(r.get('currency')) for r in usd.items})}", usd.ex)
     for name, value in (("currency", "EUR"), ("orderId", unique("order"))):
         ex = pager.request(extra=[(name, value)])
@@ -99,7 +99,7 @@ def test_created_range_is_inclusive(own_org, contract: Contract) -> None:
     """`createdAfter`/`createdBefore` bound the rows inclusively; an instant without a timezone is refused."""
     pager, rows = own_top_ups(own_org(), contract, 1)
     around = filtered_page(pager, "balance transactions", createdAfter=PAST, createdBefore=FUTURE)
-    expect(rows_of(around, [rows[0]["amount"]]) == rows, "a range around every row drops rows", around.ex)
+    expect(rows[0] in around.items, "a range around every row drops rows", around.ex)
     expect(filtered_page(pager, "balance transactions", createdAfter=FUTURE).items == [],
            f"createdAfter={FUTURE} keeps rows")
     expect(filtered_page(pager, "balance transactions", createdBefore=PAST).items == [],

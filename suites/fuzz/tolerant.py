@@ -1,4 +1,4 @@
-"""Three of schemathesis' built-in checks, narrowed to what the spec says (fuzz.yaml turns the built-ins off).
+"""Four of schemathesis' built-in checks, narrowed to what the spec says (fuzz.yaml turns the built-ins off).
 
 - ``payconform_negative_data_rejection``: an invalid request must be refused, except where the only invalid
   values are ones the spec does not refuse: a non-integer ``limit`` (the routes give range rules only: "1-500,
@@ -12,6 +12,9 @@
 - ``payconform_positive_data_acceptance``: a valid request is accepted or refused with one of fuzz.yaml's
   statuses, or with a status the contract documents for that operation (422 on recipient creation and on
   payout limits - Versioning 5 -, 413 ``HISTORY_TOO_LARGE``, the documented 5xx).
+- ``payconform_status_code_conformance``: an answer the contract documents, except the refusal of an API key
+  on a dashboard-only operation, whose status is not shown ("All except the two API-key-readable routes are
+  dashboard-session only"): 401, 403, 404 ``ROUTE_NOT_FOUND`` or 405 (its own test checks the refusal).
 """
 
 from __future__ import annotations
@@ -23,12 +26,15 @@ from typing import Any
 import schemathesis
 from jsonschema import Draft202012Validator
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
+from schemathesis.specs.openapi.checks import (negative_data_rejection, positive_data_acceptance,
+                                               status_code_conformance)
 
 RANGE = "x-range"  # the contract's mark of a `limit` parameter: its range rule, the only rule the spec gives
 FREE_HEADERS = frozenset({"x-allow-duplicate"})  # any other value may be ignored
 LOCATIONS = {"query": "query", "headers": "header", "path_parameters": "path"}
 COERCED = ("integer", "number", "boolean")
+DASHBOARD_ONLY = "x-dashboard-only"  # the contract's mark of an operation an API key is refused by rule
+KEY_REFUSALS = frozenset({401, 403, 404, 405})
 
 
 def documented(case: Any, status: int) -> bool:
@@ -112,5 +118,12 @@ def payconform_positive_data_acceptance(ctx: Any, response: Any, case: Any) -> b
     return positive_data_acceptance(ctx, response, case)
 
 
-for _check in (payconform_negative_data_rejection, payconform_not_a_server_error, payconform_positive_data_acceptance):
+def payconform_status_code_conformance(ctx: Any, response: Any, case: Any) -> bool | None:
+    if case.operation.definition.raw.get(DASHBOARD_ONLY) and response.status_code in KEY_REFUSALS:
+        return None
+    return status_code_conformance(ctx, response, case)
+
+
+for _check in (payconform_negative_data_rejection, payconform_not_a_server_error, payconform_positive_data_acceptance,
+               payconform_status_code_conformance):
     schemathesis.check(_check)
