@@ -3,24 +3,28 @@ reason, when the target cannot reach the receiver (`_support/reach.py`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ._support.reach import unreachable
 
 
-@pytest.fixture
-def webhook_receiver(request: pytest.FixtureRequest, webhook_server, webhook_receiver):
-    """The plugin's mailbox, or a skip ("needs receiver: ...") when the target cannot reach the receiver."""
-    reason = unreachable(request, webhook_server)
+def _reachable(request: pytest.FixtureRequest, server: Any, value: Any) -> Any:
+    """``value``, or a skip ("needs receiver: ...") when the target cannot reach the receiver."""
+    reason = unreachable(request, server)
     if reason:
         pytest.skip(reason)
-    return webhook_receiver
+    return value
+
+
+@pytest.fixture
+def webhook_receiver(request: pytest.FixtureRequest, webhook_server, webhook_receiver):
+    """The plugin's mailbox, where the target can reach the receiver."""
+    return _reachable(request, webhook_server, webhook_receiver)
 
 
 @pytest.fixture
 def webhook_receiver_factory(request: pytest.FixtureRequest, webhook_server, webhook_receiver_factory):
-    """The plugin's mailbox factory, or the same skip."""
-    reason = unreachable(request, webhook_server)
-    if reason:
-        pytest.skip(reason)
-    return webhook_receiver_factory
+    """The plugin's mailbox factory, where the target can reach the receiver."""
+    return _reachable(request, webhook_server, webhook_receiver_factory)
