@@ -2,7 +2,9 @@
 
 Shared by ``tests/hostile`` (which asserts bounds) and ``benchmarks/hostile.py`` (which prints figures).
 Peak memory is the largest resident set of the run's processes (``payconform run``, pytest, its xdist
-workers): ``wait4`` reports the child's own peak and that of every descendant it reaped.
+workers), sampled from each one's ``VmHWM`` while it runs. Not ``wait4``'s ``ru_maxrss``: Linux counts in it the
+resident set of the process that forked the child, here a pytest worker of the project's tests that may hold
+hundreds of MB the run never used.
 """
 
 from __future__ import annotations
@@ -67,24 +69,68 @@ def write_target(path: Path, url: str, api_key: str, request_timeout: float) -> 
     return path
 
 
+def _tree(root: int) -> set[int]:
+    """``root`` and its live descendants (pytest runs in a session of its own, outside ``root``'s group)."""
+    parent: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat = Path(entry.path, "stat").read_text()
+                parent[int(entry.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
+    tree, grew = {root}, True
+    while grew:
+        found = {pid for pid, ppid in parent.items() if ppid in tree} - tree
+        tree |= found
+        grew = bool(found)
+    return tree
+
+
+def _tree_peak_kb(root: int) -> int:
+    """The largest ``VmHWM`` (kB) among ``root`` and its live descendants."""
+    peak = 0
+    for pid in _tree(root):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+    return peak
+
+
+def _sample_peak(root: int, done: threading.Event, peak: list[int]) -> None:
+    """Until ``done``: keep ``peak[0]`` at the largest resident set ``root`` or a descendant reached."""
+    while not done.wait(0.05):
+        peak[0] = max(peak[0], _tree_peak_kb(root))
+
+
+def _kill_tree(root: int) -> None:
+    """SIGKILL ``root`` and every descendant: a run past its bound leaves nothing behind."""
+    for pid in _tree(root):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
 def _run(cmd: list[str], bound: float) -> tuple[int, float, str]:
-    """``cmd`` in its own session, killed (SIGKILL to the group) at ``bound`` seconds: exit code, peak MB, output."""
+    """``cmd`` in its own session, killed with its descendants at ``bound`` seconds: exit code, peak MB, output."""
     with open(os.devnull, "rb") as stdin, subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE,
                                                            stderr=subprocess.STDOUT, start_new_session=True) as proc:
         out: list[bytes] = []
         reader = threading.Thread(target=lambda: out.append(proc.stdout.read() if proc.stdout else b""))
         reader.start()
-        timer = threading.Timer(bound, lambda: os.killpg(proc.pid, signal.SIGKILL))
+        done, peak = threading.Event(), [0]
+        sampler = threading.Thread(target=_sample_peak, args=(proc.pid, done, peak))
+        sampler.start()
+        timer = threading.Timer(bound, _kill_tree, args=(proc.pid,))
         timer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         finally:
             timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
+            done.set()
+            sampler.join()
         reader.join()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        return proc.returncode, usage.ru_maxrss / 1024, b"".join(out).decode("utf-8", "replace")
+        return proc.returncode, peak[0] / 1024, b"".join(out).decode("utf-8", "replace")
 
 
 def run_mode(mode: str, workdir: Path, *, select: str = "conventions", workers: str = "0",
