@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import fnmatch
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import yaml
 
@@ -29,6 +29,10 @@ DEFAULT_PARTS: list[dict[str, str]] = [
     {"slug": "versioning", "title": "Versioning"},
 ]
 
+
+# The OpenAPI documents of contract/ (`<name>.openapi.yaml`) and the methods an operation may sit under.
+OPENAPI_DOCUMENTS = ("payouts", "checkout")
+HTTP_METHODS = ("get", "put", "post", "patch", "delete")
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -184,6 +188,19 @@ class Contract:
             self._openapi[name] = doc or {}
         return self._openapi[name]
 
+    def openapi_operations(self) -> Iterator[tuple[str, str, str, dict]]:
+        """(document name, METHOD, path, operation) of every operation of the OpenAPI documents, in order."""
+        for doc in OPENAPI_DOCUMENTS:
+            for path, item in (self.openapi(doc).get("paths") or {}).items():
+                for method in HTTP_METHODS:
+                    op = (item or {}).get(method)
+                    if isinstance(op, dict):
+                        yield doc, method.upper(), path, op
+
+    def openapi_operation(self, op_id: str) -> tuple[str, dict] | None:
+        """(document name, operation) of the OpenAPI operation ``op_id``, or None when no document has it."""
+        return next(((doc, op) for doc, _, _, op in self.openapi_operations() if op.get("operationId") == op_id), None)
+
     def _catalog(self, name: str) -> dict:
         """A catalog file of ``contract/catalog/`` read once per contract (empty if absent)."""
         if name not in self._catalogs:
@@ -215,6 +232,14 @@ class Contract:
             known = ", ".join(sorted(ops)) or "none (contract/profile.default.yaml is empty or missing)"
             raise KeyError(f"operation {op_id!r} is not in the profile; known operations: {known}")
         return ops[op_id]
+
+    def unshown_answers(self) -> dict[str, dict]:
+        """The profile's `response` entry of every operation whose answer body the spec does not show
+        (``response.source: profile``), by operation id: what a test may read of such an answer is what the
+        entry names (its ``fields`` and the properties of its ``shape``), and a failure there names the entry."""
+        return {op_id: dict(op["response"]) for op_id, op in (self.profile.get("operations") or {}).items()
+                if isinstance(op, Mapping) and isinstance(op.get("response"), Mapping)
+                and op["response"].get("source") == "profile"}
 
     def part_title(self, slug: str | None) -> str:
         for part in self.parts:

@@ -8,7 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from payconform.client import Exchange
+from payconform.contract import run_contract
 from payconform.expect import expect
+
+from .profile import require_named, unshown_entry
 
 # An API key on a dashboard-session-only route: refused, its status not shown (unauthorized, forbidden, or no such
 # route or method for a key)
@@ -40,13 +43,23 @@ def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def member(ex: Exchange, *path: str | int) -> Any:
-    """The value at ``path`` in the exchange's JSON body; a failure naming the path when it is missing."""
+    """The value at ``path`` in the exchange's JSON body; a failure naming the path when it is missing.
+
+    Where the spec does not show the answer of the exchange's operation, the first step must be a field the
+    profile entry names (else ``NotNamed``: the test demands what nothing describes), and a failure names the
+    entry, so a target that answers otherwise is judged by the profile it gives."""
+    contract = run_contract()
+    op_id = getattr(ex, "op_id", None)
+    unshown = op_id in contract.unshown_answers()
+    if unshown and path and isinstance(path[0], str):
+        require_named(contract, op_id, path[0])
+    source = f" ({unshown_entry(contract, str(op_id))})" if unshown else ""
     value: Any = ex.json
     for depth, step in enumerate(path):
         here = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[: depth + 1]).lstrip(".")
         present = (isinstance(step, int) and isinstance(value, list) and 0 <= step < len(value)) or (
             isinstance(step, str) and isinstance(value, dict) and step in value)
-        expect(present, f"the answer has no `{here}`", ex)
+        expect(present, f"the answer has no `{here}`{source}", ex)
         value = value[step]
     return value
 

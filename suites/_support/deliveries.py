@@ -13,13 +13,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from payconform.client import Api
+from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status, fail
 from payconform.webhooks import Delivery, Mailbox, SignatureError, verify
 
 from .instants import is_utc_instant
-from .profile import success
+from .profile import items, success
 
 DISPATCH_WAIT = 25.0
 FLUSHED_WAIT = 5.0  # with a clock every poll runs the dispatcher: what is due arrives at once
@@ -36,6 +36,14 @@ def register(api: Api, contract: Contract, box: Mailbox, events: list[str] | Non
     expect(isinstance(secret, str) and secret.startswith("whsec_"),
            f"the registration answer carries no `whsec_` secret (secret: {str(secret)[:10]!r}...)", ex)
     return body, secret
+
+
+def endpoints_listed(api: Api, contract: Contract) -> tuple[dict[str, dict[str, Any]], Exchange]:
+    """GET the webhook endpoints with an API key: 200, and (rows by `id`, the answer). The envelope is not
+    shown, so the rows are where the profile's `listWebhookEndpoints.page.items` says."""
+    ex = api.op("listWebhookEndpoints")
+    expect_status(ex, 200, "listing webhook endpoints with an API key")
+    return {r.get("id"): r for r in items(contract, "listWebhookEndpoints", ex) if isinstance(r, dict)}, ex
 
 
 def parsed(delivery: Delivery) -> dict[str, Any]:

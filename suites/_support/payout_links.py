@@ -20,6 +20,7 @@ from payconform.expect import expect, expect_error, expect_status
 from payconform.placeholders import fill
 
 from .accounts import account_details
+from .answers import member
 from .money import as_decimal
 from .payouts import payouts_with_reference
 from .profile import success
@@ -46,8 +47,8 @@ def create_link(api: Api, contract: Contract, unique: Unique, **fields: Any) -> 
     body.update(fields)
     ex = api.op("createPayoutLink", json=body)
     expect_status(ex, success(contract, "createPayoutLink"), "creating a payout link (profile: createPayoutLink)")
-    token = ex.json.get("token") if isinstance(ex.json, dict) else None
-    expect(isinstance(token, str) and token != "", "the created payout link carries no bearer `token`", ex)
+    token = member(ex, "token")
+    expect(isinstance(token, str) and token != "", "the created payout link's bearer `token` is not a string", ex)
     return Link(token, body)
 
 

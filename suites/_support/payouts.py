@@ -17,6 +17,7 @@ from payconform.expect import expect, expect_status
 from payconform.placeholders import fill
 
 from .accounts import method_body, with_account_tail
+from .answers import member
 from .balance import fund_sandbox
 from .instants import is_instant
 from .money import is_decimal_string
@@ -62,8 +63,12 @@ def payable_destination(api: Api, contract: Contract, unique: Unique) -> str:
 
 
 def pay(api: Api, contract: Contract, unique: Unique, destination_account_id: str) -> Exchange:
-    """A payout through the profile's `createPayout` body to `destination_account_id` (any answer)."""
-    return api.op("createPayout", json=payout_body(contract, destination_account_id, unique("po")))
+    """A payout through the profile's `createPayout` body to `destination_account_id` (any answer; an accepted
+    payout, a success other than the 202 of an approval, must carry its `payoutId`)."""
+    ex = api.op("createPayout", json=payout_body(contract, destination_account_id, unique("po")))
+    if ex.status in success(contract, "createPayout") - {202}:
+        expect(isinstance(member(ex, "payoutId"), str), "the accepted payout's `payoutId` is not a string", ex)
+    return ex
 
 
 def create_payout(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
@@ -73,8 +78,7 @@ def create_payout(api: Api, contract: Contract, unique: Unique, scenario: str = 
     payload = payout_body(contract, scenario_destination(api, contract, unique, scenario), reference or unique("ref"))
     ex = api.op("createPayout", json=payload)
     expect_status(ex, success(contract, "createPayout") - {202}, "creating a payout below any approval threshold")
-    expect(isinstance(ex.json, dict) and isinstance(ex.json.get("payoutId"), str),
-           "the accepted payout carries no `payoutId`", ex)
+    expect(isinstance(member(ex, "payoutId"), str), "the accepted payout's `payoutId` is not a string", ex)
     return ex
 
 
@@ -88,7 +92,7 @@ def as_created(api: Api, created: Exchange) -> dict[str, Any]:
 def keyed_payout(api: Api, contract: Contract, payload: dict, key: str, **kw: Any) -> Exchange:
     """A payout under the Idempotency-Key ``key`` that must be accepted and end in a payout (`payoutId`)."""
     ex = setup_call(api, contract, "createPayout", json=payload, idempotency_key=key, **kw)
-    expect(isinstance(ex.json.get("payoutId"), str), "the accepted payout carries no `payoutId`", ex)
+    expect(isinstance(member(ex, "payoutId"), str), "the accepted payout's `payoutId` is not a string", ex)
     return ex
 
 
@@ -126,8 +130,7 @@ def create_self_funded(api: Api, contract: Contract, unique: Unique) -> Exchange
     with a key holding `crypto_payouts`); it must be accepted with `requiresFunding: true`."""
     ex = api.op("createPayout", json=crypto_payout_body(api, contract, unique))
     expect_status(ex, success(contract, "createPayout") - {202}, "creating a self-funded payout")
-    expect(isinstance(ex.json, dict) and isinstance(ex.json.get("payoutId"), str),
-           "the accepted payout carries no `payoutId`", ex)
+    expect(isinstance(member(ex, "payoutId"), str), "the accepted payout's `payoutId` is not a string", ex)
     return ex
 
 

@@ -1,6 +1,7 @@
 """What the profile says of an operation the spec does not fully show: its success statuses, its example
-body, where a list answer keeps its items, and the payment corridors. A failure on these reads "the target
-differs from the profile", so they are read in one place."""
+body, where a list answer keeps its items, what a test may read of an answer whose body is not shown, and the
+payment corridors. A failure on these reads "the target differs from the profile", so they are read in one
+place."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 from payconform.placeholders import fill
+
+from .schemas import component
 
 
 def success(contract: Contract, op_id: str) -> set[int]:
@@ -35,6 +38,40 @@ def items(contract: Contract, op_id: str, ex: Exchange) -> list[dict]:
     data = ex.json if key is None else (ex.json.get(key) if isinstance(ex.json, dict) else None)
     expect(isinstance(data, list), f"the list answer has no `{key}` array", ex)
     return data
+
+
+class NotNamed(LookupError):
+    """A suite defect: a test demands a field of an answer the spec does not show, and the profile entry that
+    describes the answer does not name it."""
+
+
+def answer_fields(contract: Contract, op_id: str | None) -> set[str] | None:
+    """What the profile names in the answer of ``op_id`` when the spec does not show its body (the entry's
+    `response.fields`, the properties of its `response.shape` and the list envelope of its `page`); None when
+    the spec shows the body (or the operation is not in the profile)."""
+    entry = contract.unshown_answers().get(op_id or "")
+    if entry is None:
+        return None
+    named = {str(f) for f in entry.get("fields") or []}
+    if entry.get("shape"):
+        named |= set(component(contract, str(entry["shape"]))[1].get("properties") or {})
+    page = contract.operation(str(op_id)).get("page") or {}
+    return named | {str(page[k]) for k in ("items", "cursor", "has_more") if page.get(k)}
+
+
+def unshown_entry(contract: Contract, op_id: str) -> str:
+    """The profile entry an unshown answer is read by, quoted for a failure message."""
+    why = contract.unshown_answers()[op_id].get("why") or ""
+    return f"profile `operations.{op_id}.response` (the spec does not show this answer: {why})"
+
+
+def require_named(contract: Contract, op_id: str | None, name: str) -> None:
+    """Raise ``NotNamed`` when ``name`` is demanded of an unshown answer whose profile entry does not name it."""
+    named = answer_fields(contract, op_id)
+    if named is not None and name not in named:
+        raise NotNamed(f"suite defect: a test demands `{name}` of the {op_id} answer, whose body the spec does not "
+                       f"show, and {unshown_entry(contract, str(op_id))} names only {sorted(named)}: name the field "
+                       "there (saying why) or do not demand it")
 
 
 def corridors(contract: Contract) -> dict[str, dict]:

@@ -14,6 +14,7 @@ from payconform.expect import expect, expect_status
 from payconform.placeholders import fill, leading_digits
 
 from .accounts import method_body
+from .answers import member
 from .profile import corridor_of, success
 from .types import Unique
 
@@ -31,7 +32,7 @@ def post_recipient(api: Api, contract: Contract, body: dict[str, Any]) -> Exchan
     """Create a recipient from `body` through the profile; the success answer, which carries an `id`."""
     ex = api.op("createBeneficiary", json=body)
     expect_status(ex, success(contract, "createBeneficiary"), "creating a recipient")
-    expect(isinstance(ex.json, dict) and isinstance(ex.json.get("id"), str), "the created recipient has no `id`", ex)
+    expect(isinstance(member(ex, "id"), str), "the created recipient's `id` is not a string", ex)
     return ex
 
 

@@ -15,6 +15,7 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
 from .._support.accounts import account_details, method_body
+from .._support.answers import member
 from .._support.answers import names_field
 from .._support.payouts import (
     as_created,
@@ -197,7 +198,7 @@ def test_solana_funding_is_verified_the_same_way(api_as, contract: Contract, uni
     ex = api.op("createPayout", json=payout_body(contract, destination, unique("ref"),
                                                  destinationCurrency=corridors(contract)[corridor]["currency"]))
     expect_status(ex, success(contract, "createPayout") - {202}, "a self-funded payout to a Solana wallet")
-    payout_id = ex.json["payoutId"]
+    payout_id = member(ex, "payoutId")
     expect_error(confirm(api, payout_id, tx_hash("0001")), 400, "FUNDING_TRANSACTION_INVALID",
                  "a Solana funding hash ending 0001")
     expect_funded(confirm(api, payout_id, tx_hash()), payout_id)

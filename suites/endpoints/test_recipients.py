@@ -17,6 +17,7 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
 from .._support.accounts import account_details, account_identifiers, method_body
+from .._support.answers import member
 from .._support.answers import scalars
 from .._support.profile import corridor_of
 from .._support.recipients import create_recipient, post_recipient, read_recipient, recipient_body
@@ -113,8 +114,8 @@ def test_patch_cannot_edit_the_account(api: Api, contract: Contract, unique) -> 
     """Account fields in a PATCH are refused (a 4xx error body) or ignored; either way the method's details
     still carry the account it was created with and never the one the PATCH sent."""
     body = recipient_body(contract, unique)
-    created = post_recipient(api, contract, body).json
-    method = created["paymentMethods"][0]
+    answer = post_recipient(api, contract, body)
+    created, method = answer.json, member(answer, "paymentMethods", 0)
     original = account_identifiers(body)
     corridor = corridor_of(contract, method)
     new_account = account_details(contract, corridor)

@@ -16,6 +16,7 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_error_body, expect_status
 
+from .._support.answers import member
 from .._support.idempotency import same_response
 from .._support.payouts import keyed_payout, payable_destination, payout_body, payouts_with_reference
 from .._support.profile import success
@@ -82,7 +83,7 @@ def test_allow_duplicate_true_pays_twice(api: Api, contract: Contract, unique: U
     second = api.op("createPayout", json=original.payload, idempotency_key=unique("key"),
                     headers={"X-Allow-Duplicate": "true"})
     expect_status(second, success(contract, "createPayout"), "X-Allow-Duplicate: true pays twice deliberately")
-    expect(second.json.get("payoutId") != original.payout_id, "the deliberate duplicate answered the original "
+    expect(member(second, "payoutId") != original.payout_id, "the deliberate duplicate answered the original "
                                                               "payout instead of a new one", second)
     _expect_paid(api, contract, original, 2, "after a deliberate duplicate")
 

@@ -26,6 +26,7 @@ from payconform.expect import expect, expect_error, expect_status
 from payconform.placeholders import fill
 
 from .._support.accounts import method_body
+from .._support.answers import member
 from .._support.approvals import policy
 from .._support.payouts import payouts_with_reference, scenario_destination
 from .._support.pricing import corridor_where, price_body, pricing, quote, send
@@ -48,8 +49,8 @@ def corridor_destination(api: Api, contract: Contract, unique: Unique, corridor:
 def test_a_quote_short_of_expect_destination_is_refused(api, contract: Contract, unique: Unique) -> None:
     """Sending a quote that delivers less than `expectDestination`: 400 RATE_DRIFT_EXCEEDED, nothing sent;
     the same quote expecting what it delivers is sent."""
-    priced = quote(api, contract, scenario_destination(api, contract, unique)).json
-    arrives = Decimal(priced["destinationAmount"])
+    quoted = quote(api, contract, scenario_destination(api, contract, unique))
+    priced, arrives = quoted.json, Decimal(member(quoted, "destinationAmount"))
     reference = unique("ref")
     expect_error(send(api, contract, priced, reference, expectDestination=str(arrives + Decimal("0.01"))), 400,
                  "RATE_DRIFT_EXCEEDED", f"a quote delivering {arrives} sent expecting more")

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract
+from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_status
 from payconform.webhooks import Mailbox
 
 from .._support.answers import DASHBOARD_REFUSALS
-from .._support.deliveries import about, register, wait_for
+from .._support.deliveries import about, endpoints_listed, register, wait_for
 from .._support.events import event_types
 from .._support.payouts import create_payout
 
@@ -29,11 +29,7 @@ NULLABLE_HEALTH = ("lastSuccessAt", "lastFailureAt", "disabledReason")
 
 
 def _endpoints(api: Any) -> dict[str, dict[str, Any]]:
-    ex = api.op("listWebhookEndpoints")
-    expect_status(ex, 200, "listing webhook endpoints with an API key")
-    rows = ex.json.get("data") if isinstance(ex.json, dict) else None
-    expect(isinstance(rows, list), "the endpoint list has no `data` array (the profile's envelope)", ex)
-    return {r.get("id"): r for r in rows}
+    return endpoints_listed(api, run_contract())[0]
 
 
 @pytest.mark.req("WH-SBX-REGISTER", "WH-SECRET-FORMAT", "WH-LIST", "WH-ENDPOINT-FIELDS", "WH-TEST-KEY-SANDBOX-PATH")

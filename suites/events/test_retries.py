@@ -21,7 +21,7 @@ from payconform.expect import expect, expect_status
 from payconform.webhooks import Delivery, Mailbox, SignatureError, verify
 
 from .._support.answers import by_id
-from .._support.deliveries import about, checked, kind, register, verified, wait_for
+from .._support.deliveries import about, checked, endpoints_listed, kind, register, verified, wait_for
 from .._support.events import feed
 from .._support.payouts import create_payout
 
@@ -264,7 +264,7 @@ def test_auto_disable_after_three_dead_deliveries_and_five_days(timeline: Timeli
     for delay in [*_ladder(), 86400 * 2]:
         timeline.advance(1.2 * delay + TICK + SLACK)
         timeline.flush()
-    endpoints = {e.get("id"): e for e in (api.op("listWebhookEndpoints").json or {}).get("data", [])}
+    endpoints, _ = endpoints_listed(api, timeline.contract)
     disabled = endpoints.get(failing["id"], {})
     expect(disabled.get("disabledReason") == "auto_disabled_after_failures",
            f"after three dead deliveries and five days the endpoint shows {disabled}")
@@ -302,8 +302,8 @@ def test_paused_endpoint_receives_nothing_and_resumes_with_its_secret(timeline: 
 def test_deleted_endpoint_is_gone(timeline: Timeline, operator, unique) -> None:
     endpoint, _ = register(timeline.org.api, timeline.contract, timeline.box)
     operator.delete_webhook_endpoint(timeline.org.org_id, endpoint["id"])
-    listed = (timeline.org.api.op("listWebhookEndpoints").json or {}).get("data", [])
-    expect(endpoint["id"] not in {e.get("id") for e in listed}, "a deleted endpoint is still listed")
+    listed, ex = endpoints_listed(timeline.org.api, timeline.contract)
+    expect(endpoint["id"] not in listed, "a deleted endpoint is still listed", ex)
     gone = timeline.payout(unique)
     expect(not timeline.settle(gone, 1, timeout=1.0), "a deleted endpoint still received a delivery")
 

@@ -13,10 +13,10 @@ import time
 import pytest
 
 from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.expect import expect
 
 from .._support.answers import by_id
-from .._support.deliveries import kind, parsed, register, verified, wait_for
+from .._support.deliveries import endpoints_listed, kind, parsed, register, verified, wait_for
 from .._support.drive import Stage, Subject
 from .._support.events import feed
 from .._support.payments import example_total, payment
@@ -81,9 +81,7 @@ def test_dashboard_registration_returns_the_secret_once(stage: Stage, webhook_re
     endpoint = stage.need_operator().register_webhook_endpoint(stage.org_id, box.url, ["checkout_payment.paid"])
     secret = endpoint.get("secret")
     expect(isinstance(secret, str) and secret.startswith("whsec_"), "the registration returned no `whsec_` secret")
-    ex = stage.api.op("listWebhookEndpoints")
-    expect_status(ex, 200, "listing webhook endpoints with an API key")
-    listed = {e.get("id"): e for e in (ex.json.get("data") or [])}
+    listed, ex = endpoints_listed(stage.api, stage.contract)
     expect(endpoint.get("id") in listed, f"the registered endpoint {endpoint.get('id')} is not listed", ex)
     expect(secret not in ex.text, "the endpoint list shows the signing secret again", ex)
     subject = _paid(stage)
