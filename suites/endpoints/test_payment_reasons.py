@@ -12,7 +12,9 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
+from .._support.answers import member
 from .._support.profile import items
+from .._support.schemas import expect_schema
 
 
 @pytest.mark.req("DISC-REASONS-ROUTE")
@@ -33,7 +35,7 @@ def test_policy_features_list_developer_when_on(developer: bool, fresh_org) -> N
     org = fresh_org(features=("developer", "mass_payouts") if developer else ("mass_payouts",))
     ex = org.api.op("getPolicy")
     expect_status(ex, 200, "GET /policy")
-    features = ex.json.get("features") if isinstance(ex.json, dict) else None
-    expect(isinstance(features, list), f"`features` is {features!r}, not a list", ex)
+    expect_schema(ex)
+    features = member(ex, "features")
     expect(("developer" in features) == developer,
            f"developer tools are {'on' if developer else 'off'} but `features` is {features!r}", ex)
