@@ -170,7 +170,8 @@ def payout_problems(payout: dict[str, Any], sent: dict[str, Any], states: list[s
 
     check(payout.get("status") in states, f"`status` is {payout.get('status')!r}, not one of {states}")
     fee = payout.get("fee")
-    check(isinstance(fee, dict) and {"currency", "amount"} <= set(fee), f"`fee` is {fee!r}, not {{currency, amount}}")
+    check("fee" not in payout or isinstance(fee, dict) and {"currency", "amount"} <= set(fee),
+          f"`fee` is {fee!r}, not {{currency, amount}}")
     # no rule says a payout always has an end user: one sent without any may read them null or absent
     end_user, end_user_id = payout.get("endUser"), payout.get("endUserId")
     if sent.get("endUserId") is not None:
