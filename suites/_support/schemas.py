@@ -8,8 +8,9 @@ schemas are). Tolerant means no reading the spec allows fails:
 - nullable where the spec allows null: an OpenAPI 3.0 `nullable: true` becomes a type list with `null` (3.1
   type lists are JSON Schema already), and the properties of `NULLABLE` below are loosened where the
   document is stricter than the spec's prose;
-- `required` only where the spec requires: what a document requires and the prose does not is listed in
-  `OPTIONAL` below;
+- `required` only where the spec requires: the documents require only what the spec says is always there
+  or what addresses the resource (their header says so; each `required` list was read against the prose and
+  none is stricter);
 - an enum the contract marks `x-versioning-added: enum-values` is open (rule 7 adds values to it; a
   client ignores the ones it does not know), so only its type is checked;
 - `format: date-time` is an ISO 8601 instant with a time zone designator (Conventions; `rules.is_instant`).
@@ -47,8 +48,6 @@ NULLABLE: dict[str, dict[str, str]] = {
                                 "rule that a method not yet `active` has one",
     },
 }
-# Properties a document requires that the prose does not say are always there (none found yet): schema -> why.
-OPTIONAL: dict[str, dict[str, str]] = {}
 
 FORMATS = FormatChecker(formats=())
 
@@ -84,17 +83,13 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _loosened(doc: dict[str, Any]) -> dict[str, Any]:
-    """The tolerant document with the `NULLABLE` and `OPTIONAL` exceptions applied to its components."""
+    """The tolerant document with the `NULLABLE` exceptions applied to its components."""
     components = (doc.get("components") or {}).get("schemas") or {}
     for name, props in NULLABLE.items():
         for prop in props:
             holder = (components.get(name) or {}).get("properties") or {}
             if prop in holder:
                 holder[prop] = _nullable(holder[prop])
-    for name, props in OPTIONAL.items():
-        schema = components.get(name) or {}
-        if "required" in schema:
-            schema["required"] = [p for p in schema["required"] if p not in props]
     return doc
 
 
