@@ -25,7 +25,7 @@ from payconform.listing import ENV_VAR as LISTING_ENV
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 
-from . import variant_groups
+from . import forked, variant_groups
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "reports" / "project-tests"
@@ -91,14 +91,18 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
         report_dir = out_dir / "report"
         shutil.rmtree(report_dir, ignore_errors=True)
         budget = None if (mutant or "").startswith("fuzz-") else MUTANT_FUZZ_BUDGET
-        cmd = (_selected_run(select, files or [], target_file, report_dir, budget) if select
-               else _full_run(target_file, report_dir, workers))
         env = {**os.environ, "PYTHONHASHSEED": "0"}
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
+        if select:
+            code, output = forked.run_pytest(_selected_args(select, files or [], target_file, report_dir, budget),
+                                             cwd=ROOT, env=env, timeout=RUN_TIMEOUT)
+        else:
+            proc = subprocess.run(_full_run(target_file, report_dir, workers), cwd=ROOT, capture_output=True,
+                                  text=True, timeout=RUN_TIMEOUT, env=env)
+            code, output = proc.returncode, proc.stdout + proc.stderr
         secrets = [*target.secrets(), server.operator_token]
     results_file = report_dir / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
-    return SuiteRun(name, proc.returncode, proc.stdout + proc.stderr, report_dir, secrets, results)
+    return SuiteRun(name, code, output, report_dir, secrets, results)
 
 
 def _full_run(target_file: Path, report_dir: Path, workers: int) -> list[str]:
@@ -107,17 +111,17 @@ def _full_run(target_file: Path, report_dir: Path, workers: int) -> list[str]:
             "--report-dir", str(report_dir), "-n", str(workers or 0)]
 
 
-def _selected_run(select: list[str], files: list[str], target_file: Path, report_dir: Path,
-                  fuzz_budget: int | None) -> list[str]:
-    """Only the files holding tests of the requirements, and only the pytest plugins those files need (a
-    mutant run is mostly start-up time, and schemathesis' and hypothesis' plugins import a lot). The fuzz
-    phase runs at ``fuzz_budget``: a small one does, since a mutant the fuzz checks see breaks every answer
-    of its kind."""
+def _selected_args(select: list[str], files: list[str], target_file: Path, report_dir: Path,
+                   fuzz_budget: int | None) -> list[str]:
+    """pytest's arguments for only the files holding tests of the requirements, with only the pytest plugins
+    those files need (a mutant run is mostly start-up time: it is forked from a process that imported them,
+    see ``forked``). The fuzz phase runs at ``fuzz_budget``: a small one does, since a mutant the fuzz checks
+    see breaks every answer of its kind."""
     text = "".join((ROOT / f).read_text(encoding="utf-8") for f in files)
     unneeded = ["allure_pytest", "anyio", "benchmark", "xdist", "xdist.looponfail"]
     unneeded += [plugin for plugin, module in (("schemathesis", "schemathesis"), ("hypothesispytest", "hypothesis"))
                  if module not in text]
-    return [sys.executable, "-m", "pytest", *(files or ["suites"]),
+    return [*(files or ["suites"]),
             "-o", "addopts=", "-p", "no:cacheprovider", *(a for p in unneeded for a in ("-p", f"no:{p}")), "-q",
             "--target", str(target_file), "--report-dir", str(report_dir), "--select", ",".join(select),
             *(["--fuzz-budget", str(fuzz_budget), "--fuzz-max-requests", str(MUTANT_FUZZ_MAX_REQUESTS)]
@@ -157,6 +161,7 @@ def reference_runs() -> dict[str, SuiteRun]:
     jobs = {m["name"]: {"mutant": m["name"], "select": m["reqs"], "files": files_of(listing, m["reqs"])}
             for m in mutants()}
     order = sorted(jobs, key=lambda name: not any(f.startswith("suites/fuzz/") for f in jobs[name]["files"]))
+    forked.start()
     return run_many({PRISTINE: {"workers": 2}, **{name: jobs[name] for name in order}}, parallel=5)
 
 
