@@ -320,6 +320,18 @@ def _(ref: Reference) -> None:
     _rewrite_entries(ref, stale)
 
 
+@mutant("history-balance-after-largest-last", reqs=["HIST-BALANCE-AFTER-RECONCILES"],
+        doc="`balanceAfter` values are published in rising order, so after a debit the newest entry shows the largest "
+            "running total, not the balance (the balance still among them).")
+def _(ref: Reference) -> None:
+    def rising(body: dict[str, Any]) -> None:
+        shown = [e for e in body["entries"] if e.get("balanceAfter") is not None]
+        for entry, value in zip(shown, sorted((e["balanceAfter"] for e in shown), key=Decimal)):
+            entry["balanceAfter"] = value
+
+    _rewrite_entries(ref, rising)
+
+
 @mutant("history-since-overrides-cursor", reqs=["HIST-CURSOR-XOR-SINCE"],
         doc="Balance history takes `cursor` and `since` together, ignoring `since`, instead of a 400.")
 def _(ref: Reference) -> None:
