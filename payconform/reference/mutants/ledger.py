@@ -283,6 +283,26 @@ def _(ref: Reference) -> None:
         return reply
 
 
+@mutant("btx-net-unsigned", reqs=["BTX-NET"], doc="`net` is written without its sign: an outgoing row's `net` is positive.")
+def _(ref: Reference) -> None:
+    @around(ref, BTX)
+    def _(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        for row in reply.body["data"]:
+            if row.get("net") is not None:
+                row["net"] = f"{abs(Decimal(row['net'])):.2f}"
+        return reply
+
+
+@mutant("btx-type-filter-first-only", reqs=["BTX-TYPE-FILTER"],
+        doc="A comma-separated `type` keeps the rows of its first type only.")
+def _(ref: Reference) -> None:
+    @around(ref, BTX)
+    def _(original: Handler, call: Call) -> Reply:
+        kinds = call.query_params.get("type")
+        return original(_with_query(call, type=kinds.split(",")[0]) if kinds else call)
+
+
 # ---------------------------------------------------------------- balance history
 
 
