@@ -62,27 +62,45 @@ def _(ref: Reference) -> None:
         return original(call)
 
 
-def _small_default(ref: Reference, op_id: str) -> None:
+def _default_size(ref: Reference, op_id: str, size: str = "20") -> None:
     @around(ref, op_id)
     def _(original: Handler, call: Call) -> Reply:
         if call.query_params.get("limit") is None:
-            call = _with_query(call, limit="20")
+            call = _with_query(call, limit=size)
         return original(call)
 
 
 @mutant("history-limit-default-20", reqs=["LIMIT-HIST-DEFAULT"], doc="Balance history pages 20 rows by default.")
 def _(ref: Reference) -> None:
-    _small_default(ref, HISTORY)
+    _default_size(ref, HISTORY)
 
 
 @mutant("btx-limit-default-20", reqs=["LIMIT-BTX-DEFAULT"], doc="Balance transactions page 20 rows by default.")
 def _(ref: Reference) -> None:
-    _small_default(ref, BTX)
+    _default_size(ref, BTX)
 
 
 @mutant("audit-limit-default-20", reqs=["LIMIT-AUDIT-DEFAULT"], doc="Audit events page 20 rows by default.")
 def _(ref: Reference) -> None:
-    _small_default(ref, AUDIT)
+    _default_size(ref, AUDIT)
+
+
+@mutant("history-limit-default-50", reqs=["LIMIT-HIST-DEFAULT"],
+        doc="Balance history pages 50 rows by default (the audit events' default), not 100.")
+def _(ref: Reference) -> None:
+    _default_size(ref, HISTORY, "50")
+
+
+@mutant("btx-limit-default-50", reqs=["LIMIT-BTX-DEFAULT"],
+        doc="Balance transactions page 50 rows by default (the audit events' default), not 100.")
+def _(ref: Reference) -> None:
+    _default_size(ref, BTX, "50")
+
+
+@mutant("audit-limit-default-100", reqs=["LIMIT-AUDIT-DEFAULT"],
+        doc="Audit events page 100 rows by default (the ledger lists' default), not 50.")
+def _(ref: Reference) -> None:
+    _default_size(ref, AUDIT, "100")
 
 
 @mutant("limit-one-too-many", reqs=["LIMIT-LIST-ROUTES"],
