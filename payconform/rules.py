@@ -281,5 +281,7 @@ def _non_positive_amount_refused(answer: Answer, ctx: Context) -> Iterator[str]:
     sent = {name: answer.sent[name] for name in ctx.amount_fields(op_id)
             if refused_amount(op_id, name, answer.sent.get(name))}
     if sent:
+        entry = (ctx.contract.profile.get("operations") or {}).get(op_id) or {}
         yield (f"a non-positive amount was accepted with {answer.status}: "
-               + ", ".join(f"{k}={v!r}" for k, v in sent.items()))
+               + ", ".join(f"{k}={v!r}" for k, v in sent.items())
+               + (f" (profile entry `operations.{op_id}`: {entry.get('why')})" if entry.get("source") == "profile" else ""))
