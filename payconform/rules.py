@@ -255,21 +255,33 @@ def _money_decimal_strings(answer: Answer, ctx: Context) -> Iterator[str]:
         yield "money fields that are not decimal strings: " + ", ".join(bad)
 
 
-def _non_positive(value: Any) -> bool:
+# amounts a target may take at zero: BAD_REQUEST's causes ("non-positive amount", ...) are examples, and a product
+# price has no limit shown, so a free product is a legal reading; a negative one is still refused
+MAY_BE_ZERO: dict[str, frozenset[str]] = {"createCheckoutProduct": frozenset({"unitAmount"}),
+                                          "updateCheckoutProduct": frozenset({"unitAmount"})}
+
+
+def refused_amount(op_id: str, name: str, value: Any) -> bool:
+    """Whether `value` sent as the amount `name` of `op_id` must be refused: negative, or zero where zero is not
+    a legal price (`MAY_BE_ZERO`)."""
     if not is_decimal_string(value):
         return False
     try:
-        return Decimal(value) <= 0
+        amount = Decimal(value)
     except InvalidOperation:
         return False
+    return amount < 0 or (amount == 0 and name not in MAY_BE_ZERO.get(op_id, frozenset()))
 
 
 @rule("non_positive_amount_refused", "ERR-BAD-REQUEST", "answer")
 def _non_positive_amount_refused(answer: Answer, ctx: Context) -> Iterator[str]:
     if not 200 <= answer.status < 300 or not isinstance(answer.sent, dict):
         return
-    sent = {name: answer.sent[name] for name in ctx.amount_fields(answer.op_id or "")
-            if _non_positive(answer.sent.get(name))}
+    op_id = answer.op_id or ""
+    sent = {name: answer.sent[name] for name in ctx.amount_fields(op_id)
+            if refused_amount(op_id, name, answer.sent.get(name))}
     if sent:
+        entry = (ctx.contract.profile.get("operations") or {}).get(op_id) or {}
         yield (f"a non-positive amount was accepted with {answer.status}: "
-               + ", ".join(f"{k}={v!r}" for k, v in sent.items()))
+               + ", ".join(f"{k}={v!r}" for k, v in sent.items())
+               + (f" (profile entry `operations.{op_id}`: {entry.get('why')})" if entry.get("source") == "profile" else ""))

@@ -31,7 +31,8 @@ class CheckoutRules:
     def __init__(self) -> None:
         self.settle_seconds = 10.0
         self.chargeback_seconds = 60.0
-        self.max_simulated_payments = 25
+        self.zero_price_products = False  # a product priced 0 is refused (BAD_REQUEST: non-positive amount)
+        self.max_simulated_payments = 101  # the least that shows `limit` above 100 becoming 100 on one link
         self.attempt_clears_seconds = 30.0
         self.decimals = 2
         self.forced = {  # action -> (statuses it may leave, status it reaches, event)

@@ -45,10 +45,10 @@ Seeder = Callable[[Api, Contract, Unique, int], list[str]]
 
 
 def _top_ups(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
-    """Top-ups of distinct amounts in [base, base + 1): no amount equals a running total of two or more, and a
-    random base of 1000-9999 tells them from other tests' top-ups in the same organization."""
-    base = 1000 + secrets.randbelow(9000)
-    amounts = [f"{base}.{index:02d}" for index in range(1, n + 1)]
+    """Top-ups of distinct amounts a cent apart from a random base of 1000-9999 (which tells them from other
+    tests' top-ups in the same organization): no amount equals a running total of two or more."""
+    base = (1000 + secrets.randbelow(9000)) * 100
+    amounts = [f"{cents // 100}.{cents % 100:02d}" for cents in range(base + 1, base + n + 1)]
     for amount in amounts:
         top_up(api, contract, amount)
     return amounts
@@ -237,12 +237,16 @@ SEEDS: dict[str, Seed] = {
 }
 
 
-def at_least(org: OrgHandle, contract: Contract, unique: Unique, op_id: str, rows: int) -> Pager:
+def at_least(org: OrgHandle, contract: Contract, unique: Unique, op_id: str, rows: int,
+             most: int | None = None) -> Pager:
     """The pager of `op_id` in `org` (the target's own, busy or not) once its list holds at least `rows` rows:
-    only the shortfall is made, so a busy organization costs one read."""
+    only the shortfall is made, so a busy organization costs one read. `most` is the largest `limit` the route
+    takes: a full page of `most` rows with a `nextCursor` counts as one row more."""
     seed = SEEDS[op_id]
     pager = seed.pager(org.api, contract, op_id)
-    have = len(pager.page(limit=rows, what=f"counting up to {rows} rows").items)
+    read = rows if most is None else min(rows, most)
+    page = pager.page(limit=read, what=f"counting up to {rows} rows")
+    have = len(page.items) + int(len(page.items) >= read and page.cursor is not None)
     if have < rows:
         seed.make(org.api, contract, unique, rows - have)
     return pager

@@ -20,6 +20,7 @@ from payconform.paging import Pager
 
 from .._support.balance import CACHE_SECONDS, provider_figure, read_balance, top_up
 from .._support.lists import at_least, filtered_page, own_history, topped_up
+from .._support.payouts import create_payout
 
 TYPES = {"funding", "payout", "reversal"}
 STATUSES = {"COMPLETED", "DEBITED", "RETURNED", "CANCELED"}
@@ -54,18 +55,27 @@ def test_top_up_adds_a_completed_funding_entry(own_org, contract: Contract) -> N
 
 @pytest.mark.req("HIST-BALANCE-AFTER-RECONCILES")
 @pytest.mark.needs("operator", "clock")
-def test_balance_after_reconciles_with_the_balance(fresh_org, clock, contract: Contract) -> None:
-    """The newest entry's `balanceAfter`, when published, equals GET /balance; withheld, a `note` says why."""
+def test_balance_after_reconciles_with_the_balance(fresh_org, clock, contract: Contract, unique) -> None:
+    """The newest entry's `balanceAfter`, when published, equals GET /balance; withheld, a `note` says why.
+    Two top-ups, then a payout (whose setup tops up once more): the newest entry is the payout's debit, the
+    one `payout` entry, so the largest running total (before the debit) is not the balance. The order's
+    direction is not shown, so the newest is found by its type, not its place."""
     handle, pager = topped_up(fresh_org, contract, "getBalanceHistory", "8.10", "8.20")
+    create_payout(handle.api, contract, unique)
     page = pager.page()
     clock.advance(handle.org_id, CACHE_SECONDS)
     balance = provider_figure(read_balance(handle.api))
-    published = [Decimal(e["balanceAfter"]) for e in page.items if isinstance(e.get("balanceAfter"), str)]
+    published = [e for e in page.items if isinstance(e.get("balanceAfter"), str)]
     if len(published) < len(page.items):
         expect(isinstance(page.ex.json.get("note"), str), "`balanceAfter` is withheld without a `note`", page.ex)
-    if published:
-        expect(balance in published and max(published) == balance,
-               f"`balanceAfter` values {published} do not reach the balance {balance}", page.ex)
+    debits = [e for e in page.items if e.get("type") == "payout"]
+    expect(len(debits) == 1, f"after one payout drawn from the balance the history lists {len(debits)} `payout` "
+           "entries (\"Entries are added for ... a payout drawn from the prefunded balance (`DEBITED`)\")", page.ex)
+    newest = debits[0].get("balanceAfter")
+    if isinstance(newest, str):
+        totals = [Decimal(e["balanceAfter"]) for e in published]
+        expect(Decimal(newest) == balance, f"the newest entry (the payout's debit) has `balanceAfter` {newest}, the "
+               f"balance is {balance} (every published value: {totals})", page.ex)
 
 
 @pytest.mark.req("HIST-CURSOR-XOR-SINCE")

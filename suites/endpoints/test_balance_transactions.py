@@ -15,14 +15,15 @@ import re
 
 import pytest
 
-from payconform.client import Api
+from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error
 from payconform.paging import Pager, identity
 
 from .._support.answers import names_field
 from .._support.lists import filtered_page, own_top_ups, topped_up
-from .._support.money import as_decimal
+from .._support.money import as_decimal, decimal_values
+from .._support.payouts import create_payout
 
 NUMERIC = re.compile(r"^[0-9]+$")
 PAST, FUTURE = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
@@ -61,18 +62,32 @@ def test_cursor_is_strictly_older(own_org, contract: Contract) -> None:
 
 
 @pytest.mark.req("BTX-TYPE-FILTER")
-def test_type_filter(own_org, contract: Contract) -> None:
-    """`type` keeps the rows of the listed types (comma-separated); an unknown value is a 400 naming `type`."""
-    pager, rows = own_top_ups(own_org(), contract, 2)
+def test_type_filter(own_org, contract: Contract, unique) -> None:
+    """`type` keeps the rows of the listed types: one type keeps the test's top-ups and drops its payout's row;
+    the comma-separated top-up and payout types keep both (each listed type, not only the first); an unknown
+    value is a 400 naming `type`. The payout's row is found by `orderId` (its type read off it, as the full list
+    of types is not shown)."""
+    handle = own_org()
+    payout_id = create_payout(handle.api, contract, unique).json["payoutId"]
+    pager, rows = own_top_ups(handle, contract, 2)
     kind = str(rows[0].get("type"))
-    same = filtered_page(pager, "balance transactions", type=kind)
-    expect(all(r.get("type") == kind for r in same.items), f"type={kind} lists types "
-           f"{sorted({str(r.get('type')) for r in same.items})}", same.ex)
-    expect(all(identity(r) in map(identity, same.items) for r in rows), f"type={kind} hides the {kind} top-ups",
-           same.ex)
-    other = filtered_page(pager, "balance transactions", type="payout,payout_return")
-    expect(all(r.get("type") in ("payout", "payout_return") for r in other.items),
-           f"type=payout,payout_return lists types {[r.get('type') for r in other.items]}", other.ex)
+    paid = filtered_page(pager, "balance transactions", orderId=payout_id).items
+    outgoing = sorted({str(r.get("type")) for r in paid} - {kind})
+    expect(bool(outgoing), f"orderId={payout_id} (a payout just made) lists no row of a type other than the top-ups'"
+           f" `{kind}`: {paid!r}")
+    listed = f"{kind},{outgoing[0]}"
+    both = filtered_page(pager, "balance transactions", type=listed, limit="100")
+    held = set(map(identity, both.items))
+    expect(all(r.get("type") in (kind, outgoing[0]) for r in both.items), f"type={listed} lists types "
+           f"{sorted({str(r.get('type')) for r in both.items})}", both.ex)
+    expect(all(identity(r) in held for r in (*rows, *(r for r in paid if r.get("type") == outgoing[0]))),
+           f"type={listed} hides the test's rows of one of the listed types (top-ups {[r.get('id') for r in rows]}, "
+           f"the payout's {[r.get('id') for r in paid]}): a comma list keeps the rows of each type", both.ex)
+    same = filtered_page(pager, "balance transactions", type=kind, limit="100")
+    kept = set(map(identity, same.items))
+    expect(all(r.get("type") == kind for r in same.items) and all(identity(r) in kept for r in rows),
+           f"type={kind} lists types {sorted({str(r.get('type')) for r in same.items})} and keeps "
+           f"{sum(identity(r) in kept for r in rows)} of the {len(rows)} `{kind}` top-ups", same.ex)
     _refused(pager, "type", [("type", "no_such_type")], "an unknown `type` value")
 
 
@@ -121,19 +136,38 @@ def test_repeated_parameter_is_refused(api: Api, contract: Contract, name: str, 
 
 
 @pytest.mark.req("BTX-NET")
-def test_net_is_amount_less_fee(own_org, contract: Contract) -> None:
-    """`net` is the amount less the fee, with the amount's sign; present whenever the fee is known."""
-    for row in own_top_ups(own_org(), contract, 1)[1]:
-        fee_field = row.get("fee")  # a bare amount, or an object with `amount`
-        amount = as_decimal(row.get("amount"))
-        fee = as_decimal(fee_field.get("amount") if isinstance(fee_field, dict) else fee_field)
-        if fee is None:
-            continue
-        net = as_decimal(row.get("net"))
-        expect(net is not None, f"a row with a known fee has no `net`: {row!r}")
-        if amount is not None:
-            expect(net == amount - fee.copy_sign(amount), f"`net` {net} is not amount {amount} less fee {fee}")
-            expect(net == 0 or (net > 0) == (amount > 0), f"`net` {net} does not carry the sign of amount {amount}")
+def test_net_is_amount_less_fee(own_org, contract: Contract, unique) -> None:
+    """`net` is the amount less the fee, carrying the amount's sign, and present wherever a fee is shown: checked
+    on every row of the newest page, among them a payout's (money out, found by `orderId`) and the top-up its
+    setup makes (money in). "Absent when the fee is unknown" is not checked: no state a key can make is shown to
+    leave a fee unknown (catalog: BTX-NET)."""
+    handle = own_org()
+    payout_id = create_payout(handle.api, contract, unique).json["payoutId"]
+    page = Pager(handle.api, contract, "listBalanceTransactions").page(limit=100, what="the newest balance "
+                                                                                       "transactions")
+    mine = [r for r in page.items if r.get("orderId") == payout_id]
+    expect(bool(mine), f"no row on the newest page carries `orderId` {payout_id}, the payout just made", page.ex)
+    for row in page.items:
+        _check_net(row, page.ex)
+
+
+def _check_net(row: dict, ex: Exchange) -> None:
+    """`net` of one row against its fee and amount, where the row shows them (the amount's name is not shown:
+    `amount`, else the row's one decimal figure besides `id`, `net`, `balanceAfter` and the fee)."""
+    fee_field = row.get("fee")  # a bare amount, or an object with `amount`
+    fee = as_decimal(fee_field.get("amount") if isinstance(fee_field, dict) else fee_field)
+    named = as_decimal(row.get("amount"))
+    others = decimal_values({k: v for k, v in row.items() if k not in ("id", "net", "balanceAfter", "fee")})
+    amount = named if named is not None else (next(iter(others)) if len(others) == 1 else None)
+    if fee is None:
+        return
+    net = as_decimal(row.get("net"))
+    expect(net is not None, f"a row with a known fee has no `net`: {row!r}", ex)
+    if amount is None:
+        return
+    expect(net == amount - fee.copy_sign(amount), f"`net` {net} is not amount {amount} less fee {fee}: {row!r}", ex)
+    expect(net == 0 or (net > 0) == (amount > 0), f"`net` {net} does not carry the sign of amount {amount}: {row!r}",
+           ex)
 
 
 @pytest.mark.req("BTX-APPEND-ONLY")

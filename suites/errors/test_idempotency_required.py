@@ -4,7 +4,8 @@
 `400 IDEMPOTENCY_KEY_REQUIRED`". The routes are taken from the profile's `idempotency: required` entries
 that this module knows how to set up (a real resource for each, so that the only thing wrong with the
 request is the missing header). Recipient PATCH and DELETE are "optional ... (without it the request runs
-once with no replay)": they must run without a key, and run again when repeated.
+once with no replay)": they must run without a key, and run again when repeated; with a key, "Same key and
+same body replays the stored response".
 """
 
 from __future__ import annotations
@@ -82,6 +83,28 @@ def test_recipient_patch_without_key_runs_every_time(api: Api, contract: Contrac
     expect(ex.json.get("name") == first,
            f"after PATCH name={first!r}, {second!r}, {first!r} without a key the recipient is named "
            f"{ex.json.get('name')!r}: the third PATCH did not run", ex)
+
+
+@pytest.mark.req("IDEM-OPTIONAL-ROUTES", "IDEM-REPLAY")
+def test_recipient_patch_with_key_replays(api: Api, contract: Contract, unique: Unique) -> None:
+    """PATCH name A under a key, B without one, then A under the first key again: the third answer is the
+    stored one (same status, name A) and nothing ran, so the recipient stays named B."""
+    recipient_id = create_recipient(api, contract, unique)["id"]
+    first, second, key = unique("a"), unique("b"), unique("key")
+    stored = expect_status(api.op("updateBeneficiary", recipientId=recipient_id, json={"name": first},
+                                  idempotency_key=key), 200, "recipient PATCH under an Idempotency-Key")
+    _patch(api, recipient_id, second)
+    again = api.op("updateBeneficiary", recipientId=recipient_id, json={"name": first}, idempotency_key=key)
+    expect(again.status == stored.status and isinstance(again.json, dict) and again.json.get("name") == first,
+           f"the same PATCH under the same key answered {again.status} naming {_name(again)!r}, not the stored "
+           f"{stored.status} naming {first!r}", again)
+    ex = expect_status(api.op("getBeneficiary", recipientId=recipient_id), 200, "reading the recipient")
+    expect(ex.json.get("name") == second, f"after PATCH {first!r} (key), {second!r} (no key), {first!r} (the same "
+           f"key) the recipient is named {ex.json.get('name')!r}: the replayed PATCH ran again", ex)
+
+
+def _name(ex: Any) -> Any:
+    return ex.json.get("name") if isinstance(ex.json, dict) else None
 
 
 @pytest.mark.req("IDEM-OPTIONAL-ROUTES")

@@ -1,20 +1,54 @@
 """Limits, row Delivery log: the delivery list holds the 50 newest attempts.
 
-More than 50 events are caused for one endpoint (payouts to one recipient, the profile's body); once they
-have arrived, both delivery lists answer exactly 50 rows.
+Fifty events are caused for one endpoint (payouts to one recipient, the profile's body) and both delivery lists
+are read; then one event more: each list then answers exactly 50 rows, among them an attempt it did not hold
+before, and every attempt it dropped is no newer (`createdAt`) than any it keeps. Other workers' events may reach
+the endpoint meanwhile: they are newer still, so the rule holds whatever they add. Ties of one `createdAt` may
+be kept either way.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 import pytest
 
+from payconform.client import Exchange
 from payconform.expect import expect, expect_status
 
 from .._support.drive import Stage, Subject
+from .._support.instants import is_instant
 from .._support.payouts import pay, scenario_destination
 from .._support.profile import success
 
 LOG = 50
+ROUTES = ("listSandboxWebhookDeliveries", "listWebhookEndpointDeliveries")
+
+
+def _payouts(stage: Stage, destination: str, n: int) -> list[Subject]:
+    """`n` payouts to `destination`, once a delivery about each has arrived."""
+    made = []
+    for _ in range(n):
+        ex = pay(stage.api, stage.contract, stage.unique, destination)
+        expect_status(ex, success(stage.contract, "createPayout") - {202}, "creating a payout")
+        made.append(Subject("payout", ex.json["payoutId"]))
+    stage.wait(lambda ds: all(any(s.delivered(d) for d in ds) for s in made))
+    return made
+
+
+def _log(stage: Stage, op_id: str) -> tuple[Exchange, list[dict[str, Any]]]:
+    ex = stage.api.op(op_id, endpointId=stage.endpoint["id"])
+    expect_status(ex, 200, f"reading the deliveries ({op_id})")
+    expect(isinstance(ex.json, list) and all(isinstance(r, dict) for r in ex.json),
+           f"{op_id} answered {ex.json!r}, not a bare array of deliveries", ex)
+    return ex, ex.json
+
+
+def _instant(row: dict[str, Any]) -> datetime:
+    at = row.get("createdAt")
+    expect(is_instant(at), f"a delivery's `createdAt` is {at!r}, not an instant: {row!r}")
+    return datetime.fromisoformat(str(at).replace("Z", "+00:00"))
 
 
 @pytest.mark.smoke
@@ -22,15 +56,18 @@ LOG = 50
 @pytest.mark.needs("api_key", "webhook_receiver", "profile")
 def test_delivery_log_holds_the_50_newest(stage: Stage) -> None:
     destination = scenario_destination(stage.api, stage.contract, stage.unique)
-    payouts = []
-    for _ in range(LOG + 1):
-        ex = pay(stage.api, stage.contract, stage.unique, destination)
-        expect_status(ex, success(stage.contract, "createPayout") - {202}, "creating a payout")
-        payouts.append(Subject("payout", ex.json["payoutId"]))
-    stage.wait(lambda ds: all(any(s.delivered(d) for d in ds) for s in payouts))
-    for op_id in ("listSandboxWebhookDeliveries", "listWebhookEndpointDeliveries"):
-        ex = stage.api.op(op_id, endpointId=stage.endpoint["id"])
-        expect_status(ex, 200, f"reading the deliveries ({op_id})")
-        expect(isinstance(ex.json, list) and len(ex.json) == LOG,
-               f"after {LOG + 1} deliveries {op_id} answered {len(ex.json) if isinstance(ex.json, list) else ex.json!r}"
-               f" rows, not the {LOG} newest", ex)
+    _payouts(stage, destination, LOG)
+    before = {op_id: _log(stage, op_id)[1] for op_id in ROUTES}
+    _payouts(stage, destination, 1)
+    for op_id in ROUTES:
+        ex, rows = _log(stage, op_id)
+        expect(len(rows) == LOG, f"after more than {LOG} deliveries {op_id} answered {len(rows)} rows, not the "
+               f"{LOG} newest", ex)
+        kept = {row.get("id") for row in rows}
+        dropped = [row for row in before[op_id] if row.get("id") not in kept]
+        expect(len(kept - {row.get("id") for row in before[op_id]}) > 0,
+               f"after one delivery more {op_id} lists the same {LOG} attempts as before: not the newest", ex)
+        oldest_kept = min(map(_instant, rows))
+        late = [row for row in dropped if _instant(row) > oldest_kept]
+        expect(not late, f"{op_id} dropped attempts newer than one it keeps (kept from {oldest_kept.isoformat()}; "
+               f"dropped {[(r.get('id'), r.get('createdAt')) for r in late[:3]]}): not the {LOG} newest", ex)

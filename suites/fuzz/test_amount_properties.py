@@ -1,10 +1,13 @@
-"""Property: a zero or negative amount is refused with a 400.
+"""Property: a zero or negative amount is refused with a 400 (a product's price may be zero).
 
 Errors, BAD_REQUEST: "Non-field 400 (expired quote, above corridor maximum, non-positive amount, ...)". The
 amounts are the request fields the contract declares as decimal strings; the requests are the profile's
 example bodies of the fuzzed operations that need nothing but a unique name (creating a product, topping up
 the sandbox), with the amount replaced by zero or a negative value in whole cents. A refusal typed
-VALIDATION_ERROR is tolerated: a field check that catches the sign first still refuses the request.
+VALIDATION_ERROR is tolerated: a field check that catches the sign first still refuses the request. A product
+priced zero may be taken or refused (``rules.MAY_BE_ZERO``: no price limits are shown and BAD_REQUEST's list of
+causes is examples); a negative price is refused. Where the operation is the profile's (``fundSandbox``, whose
+path and body are not shown), the failure names the profile entry.
 The stateless fuzz checks the same rule on every generated request (``checks.py``); this test makes sure
 the rule is exercised on every run, whatever the generator draws.
 """
@@ -18,11 +21,13 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from payconform import fuzz
+from payconform import fuzz, rules
 from payconform.client import Api
 from payconform.contract import Contract, run_contract
-from payconform.expect import expect_error
+from payconform.expect import expect_error, expect_status
 from payconform.placeholders import fill
+
+from .._support.profile import success
 
 SESSION = fuzz.current()
 UNIQUE = "{unique}"
@@ -59,7 +64,14 @@ non_positive = st.integers(min_value=-(10**17) + 1, max_value=0).map(
 @example(amount="-150.00")
 def test_non_positive_amount_is_refused(api: Api, contract: Contract, unique: Callable[[str], str],
                                         op_id: str, field: str, amount: str) -> None:
-    """The operation's example body with ``field`` set to ``amount`` (zero or negative) is answered 400."""
-    body = {**fill(contract.operation(op_id)["body"], {"unique": unique("fz")}), field: amount}
+    """The operation's example body with ``field`` set to ``amount`` (zero or negative) is answered 400; a zero
+    where it is a legal amount, 400 or the operation's success."""
+    operation = contract.operation(op_id)
+    body = {**fill(operation["body"], {"unique": unique("fz")}), field: amount}
     ex = api.op(op_id, json=body)
-    expect_error(ex, 400, {"BAD_REQUEST", "VALIDATION_ERROR"}, f"{op_id} with {field}={amount!r}")
+    what = f"{op_id} with {field}={amount!r}" + (f" (profile entry `operations.{op_id}`: {operation.get('why')})"
+                                                 if operation.get("source") == "profile" else "")
+    if rules.refused_amount(op_id, field, amount) or ex.status >= 300:
+        expect_error(ex, 400, {"BAD_REQUEST", "VALIDATION_ERROR"}, what)
+    else:
+        expect_status(ex, success(contract, op_id), f"{what}: a zero price taken (accepted: taken, or refused 400)")

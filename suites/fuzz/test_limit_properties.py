@@ -11,6 +11,11 @@ defaulted) | list routes |". The rules come from contract/catalog/limits.yaml:
 Audit events (no out-of-range rule: not shown) are not tested. Routes needing more than ``{orgId}`` (payments
 on a link) and routes the fuzz phase does not cover (fuzz.yaml) are left out. Two sandbox top-ups first give
 the ledger at least two rows, so that a clamp to 1 is visible.
+
+Partial by design: the page is checked against its upper bound only. A clamp to the maximum (500 for the
+history, 100 for the transactions) shows only in a list longer than the maximum, which this property does not
+make; it would pass a route clamping to less or not at all. The exact sizes are the `limit` tests' job
+(suites/limits/test_limit_lists.py: one row above each default; a refusal above the transactions' maximum).
 """
 
 from __future__ import annotations

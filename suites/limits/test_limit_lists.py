@@ -6,8 +6,8 @@ out of range); audit events 1-100 (default 50); payments on a link 1-100 (defaul
 400), `refuse` (400 VALIDATION_ERROR naming `limit`), `not_shown` (any answer but a 5xx). Routes are tested
 when `suites/_support/lists.py` can fill them; payments on a link are tested with checkout
 (`suites/endpoints/test_checkout_payments.py`). Each test runs on the target's own organization and makes only
-the rows it lacks (`at_least`); the page sizes it expects hold however many rows earlier runs left, and the
-default is read between two full reads, so that other workers' rows written meanwhile cannot fail it.
+the rows it lacks (`at_least`); the page sizes it expects hold however many rows earlier runs left and other
+workers write meanwhile.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from .._support.answers import names_field
 from .._support.lists import SEEDS, at_least
 
 PLAIN_INTEGER = re.compile(r"^-?[0-9]+$")
-ABOVE_DEFAULT = 21  # rows: more than any mistaken small default (20) yet cheap to make
 ROUTES_REQ = "LIMIT-LIST-ROUTES"
 # routes whose own rules refuse a repeated parameter, with the spec's words
 REPEATED_REFUSED = {"listBalanceTransactions": "a repeated parameter is `400 VALIDATION_ERROR` naming it"}
@@ -54,14 +53,16 @@ def _too_short(route: dict, value: int, got: int, want: int) -> str:
 @pytest.mark.smoke(ids=["audit_events"])
 @pytest.mark.parametrize("route", _routes(_default_reqs))
 def test_default_page_size(own_org, contract: Contract, unique, route: dict) -> None:
-    """Without `limit`, a page holds the route's default number of rows (all of them when there are fewer)."""
-    pager = at_least(own_org(), contract, unique, route["operation"], ABOVE_DEFAULT)
-    before = pager.page(limit=route["max"], what="reading the whole list")
+    """Without `limit`, a page holds exactly the route's default number of rows and a `nextCursor`, in a list
+    holding one row more (made only when the list lacks it): that tells the default from every other size
+    (20, 50, 100, the maximum). The lists only grow, so other workers' rows cannot change the answer."""
+    default = route["default"]
+    pager = at_least(own_org(), contract, unique, route["operation"], default + 1, most=route["max"])
     page = pager.page(what="reading without `limit`")
-    after = pager.page(limit=route["max"], what="reading the whole list again")
-    low, high = (min(len(p.items), route["default"]) for p in (before, after))
-    expect(low <= len(page.items) <= high, f"without `limit` the page holds {len(page.items)} of {len(before.items)}"
-           f" rows; the default is {route['default']}: {route['spec']}", page.ex)
+    expect(len(page.items) == default and page.cursor is not None,
+           f"without `limit` the page of a list of more than {default} rows holds {len(page.items)} rows "
+           f"({'with' if page.cursor else 'without'} a `nextCursor`); the default is {default}: {route['spec']}",
+           page.ex)
 
 
 @pytest.mark.smoke(ids=["balance_transactions"])

@@ -75,6 +75,16 @@ def test_answer_rules() -> None:
     assert found(refused, "answer", **amounts) == []
 
 
+def test_a_zero_price_may_be_taken_a_negative_one_not() -> None:
+    """`rules.MAY_BE_ZERO`: a product priced 0 is a legal reading; below zero, and zero elsewhere, are refused."""
+    amounts = dict(amount_fields=lambda op_id: frozenset({"unitAmount", "amount"}))
+    free = answer(201, {}, sent={"unitAmount": "0.00"}, op_id="createCheckoutProduct")
+    assert found(free, "answer", **amounts) == []
+    for sent, op_id in (({"unitAmount": "-0.01"}, "createCheckoutProduct"), ({"amount": "0"}, "fundSandbox")):
+        assert [rid for rid, _ in found(answer(201, {}, sent=sent, op_id=op_id), "answer", **amounts)] == [
+            "ERR-BAD-REQUEST"]
+
+
 def test_a_body_is_json_with_any_parameters() -> None:
     assert found(answer(200, {}, content_type="application/json; charset=utf-8"), "answer") == []
     assert found(answer(404, err(), content_type="text/plain"), "answer") == [

@@ -247,6 +247,17 @@ def _(ref: Reference) -> None:
         return original(call)
 
 
+@mutant("payments-limit-above-100-becomes-50", reqs=["LIMIT-PAY-CLAMP-HIGH"],
+        doc="A `limit` above 100 on GET /links/{linkId}/payments becomes 50 instead of 100.")
+def _(ref: Reference) -> None:
+    @around(ref, "listCheckoutPayments")
+    def _(original: Handler, call: Call) -> Reply:
+        raw = call.query_params.get("limit") or ""
+        if raw.isdigit() and int(raw) > 100:
+            _with_query(call, limit="50")
+        return original(call)
+
+
 @mutant("scenario-table-without-chargeback", reqs=["SBX-SCENARIOS"],
         doc="GET /sandbox/scenarios leaves out the `.04` row.")
 def _(ref: Reference) -> None:

@@ -12,7 +12,7 @@ from ..errors import ApiError
 from ..operation import Call, Reply
 from ..responses import Outgoing
 from ..products import product_json
-from . import mutant
+from . import mutant, variant
 from .auth import Authenticate, around_authenticate
 
 if TYPE_CHECKING:
@@ -64,8 +64,20 @@ def _(ref: Reference) -> None:
     ref.new_org_id = lambda: str(uuid.uuid4())
 
 
-@mutant("org-alias-accepted", reqs=["CONV-ORGID-NO-ALIAS"],
-        doc="`org_<orgId>` in a path addresses the organization, as if it were an alias of the id.")
+@mutant("org-alias-server-error", reqs=["CONV-ORGID-NO-ALIAS"],
+        doc="`org_<orgId>` in a path is neither refused nor resolved: it answers 500 INTERNAL. (An `org_`-prefixed "
+            "id as issued cannot be tried: the harness refuses such a target before any test runs.)")
+def _(ref: Reference) -> None:
+    @around_authenticate(ref)
+    def _(original: Authenticate, request: Request) -> Principal:
+        if str(request.path_params.get("orgId", "")).startswith("org_"):
+            raise ApiError("INTERNAL", "Could not resolve the organization.")
+        return original(request)
+
+
+@variant("org-alias-resolved",
+         doc="`org_<orgId>` in a path addresses the organization too: 'Not an `org_`-prefixed alias' describes the "
+             "id to pass, it does not forbid a server from also resolving an alias.")
 def _(ref: Reference) -> None:
     @around_authenticate(ref)
     def _(original: Authenticate, request: Request) -> Principal:

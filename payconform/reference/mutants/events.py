@@ -19,8 +19,9 @@ from ..clock import iso
 from ..errors import ApiError
 from ..events import EVENT_TYPES
 from ..operation import Call, Reply
-from ..webhook_endpoints import new_secret
+from ..webhook_endpoints import delivery_json, new_secret
 from . import mutant
+from .recipients import Handler, around
 
 if TYPE_CHECKING:
     from ..reference import Reference
@@ -626,6 +627,17 @@ def _(ref: Reference) -> None:
         doc="The delivery list returns every attempt, not the 50 newest.")
 def _(ref: Reference) -> None:
     ref.events.delivery_log = 100_000
+
+
+@mutant("webhooks-delivery-log-oldest", reqs=["WH-DELIVERY-LOG-LIMIT"],
+        doc="Both delivery lists hold the 50 oldest attempts, not the 50 newest.")
+def _(ref: Reference) -> None:
+    @around(ref, "listSandboxWebhookDeliveries", "listWebhookEndpointDeliveries")
+    def _(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        rows = ref.store.all("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at, id LIMIT ?",
+                             (call.params["endpointId"], ref.events.delivery_log))
+        return dataclasses.replace(reply, body=[delivery_json(r) for r in rows])
 
 
 @mutant("webhooks-secret-is-an-api-key", reqs=["WH-SECRET-SEPARATE"],

@@ -59,6 +59,12 @@ def _(ref: Reference) -> None:
     _set_idempotency(ref, "optional", "required")
 
 
+@mutant("idem-key-ignored-on-optional-routes", reqs=["IDEM-OPTIONAL-ROUTES"],
+        doc="Recipient PATCH and DELETE ignore an Idempotency-Key: a repeat under the same key runs again.")
+def _(ref: Reference) -> None:
+    _set_idempotency(ref, "optional", "none")
+
+
 @mutant("idem-keyless-requests-deduplicated", reqs=["IDEM-OPTIONAL-ROUTES"],
         doc="On optional routes a request without a key is keyed by its own fingerprint, so an identical "
             "repeat replays instead of running again.")

@@ -62,27 +62,45 @@ def _(ref: Reference) -> None:
         return original(call)
 
 
-def _small_default(ref: Reference, op_id: str) -> None:
+def _default_size(ref: Reference, op_id: str, size: str = "20") -> None:
     @around(ref, op_id)
     def _(original: Handler, call: Call) -> Reply:
         if call.query_params.get("limit") is None:
-            call = _with_query(call, limit="20")
+            call = _with_query(call, limit=size)
         return original(call)
 
 
 @mutant("history-limit-default-20", reqs=["LIMIT-HIST-DEFAULT"], doc="Balance history pages 20 rows by default.")
 def _(ref: Reference) -> None:
-    _small_default(ref, HISTORY)
+    _default_size(ref, HISTORY)
 
 
 @mutant("btx-limit-default-20", reqs=["LIMIT-BTX-DEFAULT"], doc="Balance transactions page 20 rows by default.")
 def _(ref: Reference) -> None:
-    _small_default(ref, BTX)
+    _default_size(ref, BTX)
 
 
 @mutant("audit-limit-default-20", reqs=["LIMIT-AUDIT-DEFAULT"], doc="Audit events page 20 rows by default.")
 def _(ref: Reference) -> None:
-    _small_default(ref, AUDIT)
+    _default_size(ref, AUDIT)
+
+
+@mutant("history-limit-default-50", reqs=["LIMIT-HIST-DEFAULT"],
+        doc="Balance history pages 50 rows by default (the audit events' default), not 100.")
+def _(ref: Reference) -> None:
+    _default_size(ref, HISTORY, "50")
+
+
+@mutant("btx-limit-default-50", reqs=["LIMIT-BTX-DEFAULT"],
+        doc="Balance transactions page 50 rows by default (the audit events' default), not 100.")
+def _(ref: Reference) -> None:
+    _default_size(ref, BTX, "50")
+
+
+@mutant("audit-limit-default-100", reqs=["LIMIT-AUDIT-DEFAULT"],
+        doc="Audit events page 100 rows by default (the ledger lists' default), not 50.")
+def _(ref: Reference) -> None:
+    _default_size(ref, AUDIT, "100")
 
 
 @mutant("limit-one-too-many", reqs=["LIMIT-LIST-ROUTES"],
@@ -283,6 +301,26 @@ def _(ref: Reference) -> None:
         return reply
 
 
+@mutant("btx-net-unsigned", reqs=["BTX-NET"], doc="`net` is written without its sign: an outgoing row's `net` is positive.")
+def _(ref: Reference) -> None:
+    @around(ref, BTX)
+    def _(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        for row in reply.body["data"]:
+            if row.get("net") is not None:
+                row["net"] = f"{abs(Decimal(row['net'])):.2f}"
+        return reply
+
+
+@mutant("btx-type-filter-first-only", reqs=["BTX-TYPE-FILTER"],
+        doc="A comma-separated `type` keeps the rows of its first type only.")
+def _(ref: Reference) -> None:
+    @around(ref, BTX)
+    def _(original: Handler, call: Call) -> Reply:
+        kinds = call.query_params.get("type")
+        return original(_with_query(call, type=kinds.split(",")[0]) if kinds else call)
+
+
 # ---------------------------------------------------------------- balance history
 
 
@@ -318,6 +356,18 @@ def _(ref: Reference) -> None:
             entry["balanceAfter"] = f"{Decimal(entry['balanceAfter']) + 1:.2f}"
 
     _rewrite_entries(ref, stale)
+
+
+@mutant("history-balance-after-largest-last", reqs=["HIST-BALANCE-AFTER-RECONCILES"],
+        doc="`balanceAfter` values are published in rising order, so after a debit the newest entry shows the largest "
+            "running total, not the balance (the balance still among them).")
+def _(ref: Reference) -> None:
+    def rising(body: dict[str, Any]) -> None:
+        shown = [e for e in body["entries"] if e.get("balanceAfter") is not None]
+        for entry, value in zip(shown, sorted((e["balanceAfter"] for e in shown), key=Decimal)):
+            entry["balanceAfter"] = value
+
+    _rewrite_entries(ref, rising)
 
 
 @mutant("history-since-overrides-cursor", reqs=["HIST-CURSOR-XOR-SINCE"],

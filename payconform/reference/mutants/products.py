@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..errors import ApiError, validation_error
 from ..operation import Call, Operation, Reply
-from . import mutant
+from . import mutant, variant
 from .recipients import Handler, around, body
 
 if TYPE_CHECKING:
@@ -181,3 +181,11 @@ def _(ref: Reference) -> None:
         original(principal, org_id, dataclasses.replace(op, payments_gate=False))
 
     ref.auth.authorize = authorize  # type: ignore[method-assign]
+
+
+@variant("zero-price-products",
+         doc="A product priced 0 is taken: BAD_REQUEST's 'non-positive amount' is one of its examples, and no price "
+             "limit is shown for a product's `unitAmount` (a negative price is still refused).")
+def _(ref: Reference) -> None:
+    ref.checkout.zero_price_products = True
+

@@ -16,8 +16,9 @@ from ..validate import CURRENCY, Checker, check
 URL = re.compile(r"^https?://\S+$")
 
 
-def _fields(c: Checker, *, create: bool) -> dict[str, Any]:
-    """The body as product columns; on create every field the product needs is required."""
+def _fields(c: Checker, *, create: bool, free: bool = False) -> dict[str, Any]:
+    """The body as product columns; on create every field the product needs is required. `free`: a price of 0
+    is taken (the spec shows no price limits), else refused as a non-positive amount."""
     values: dict[str, Any] = {}
     name = c.string("name", required=create)
     currency = c.string("currency", required=create, pattern=CURRENCY, max_len=3)
@@ -28,7 +29,7 @@ def _fields(c: Checker, *, create: bool) -> dict[str, Any]:
             values[column] = c.string(field, nullable=True, **rules)  # type: ignore[arg-type]
     archived = None if create else c.boolean("archived")
     c.done()
-    if amount is not None and amount <= 0:
+    if amount is not None and (amount < 0 or (amount == 0 and not free)):
         raise ApiError("BAD_REQUEST", "unitAmount must be positive.")
     values.update({k: v for k, v in (("name", name), ("currency", currency), ("archived", archived)) if v is not None})
     if amount is not None:
@@ -37,12 +38,14 @@ def _fields(c: Checker, *, create: bool) -> dict[str, Any]:
 
 
 def create_product(call: Call) -> Reply:
-    row = products.create(call, _fields(check(call.json()), create=True))
+    fields = _fields(check(call.json()), create=True, free=call.ref.checkout.zero_price_products)
+    row = products.create(call, fields)
     return Reply(201, product_json(row), row["id"])
 
 
 def update_product(call: Call) -> Reply:
-    row = products.update(call, call.params["productId"], _fields(check(call.json()), create=False))
+    fields = _fields(check(call.json()), create=False, free=call.ref.checkout.zero_price_products)
+    row = products.update(call, call.params["productId"], fields)
     return Reply(200, product_json(row), row["id"])
 
 
