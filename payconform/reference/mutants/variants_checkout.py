@@ -1,4 +1,4 @@
-"""Tolerated variants of the checkout sandbox: shapes the spec leaves open."""
+"""Tolerated variants of the checkout sandbox: shapes and limits the spec leaves open."""
 
 from __future__ import annotations
 
@@ -71,3 +71,11 @@ class _NoPages(dict):
              "answer (the card page may exist ...)'.")
 def _(ref: Reference) -> None:
     ref.checkout.card_pages = _NoPages()
+
+
+@variant("simulate-cap-10",
+         doc="A link takes at most 10 simulated payments; the 11th answers 400 BAD_REQUEST: 'when the link cannot "
+             "take a payment (... or already at the maximum number of simulated payments)' gives no maximum.")
+def _(ref: Reference) -> None:
+    ref.checkout.max_simulated_payments = 10
+
