@@ -1,8 +1,9 @@
-"""Tolerated variants of the checkout sandbox: shapes and limits the spec leaves open."""
+"""Tolerated variants of the checkout sandbox: shapes, limits and triggers the spec leaves open."""
 
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..links import find_link
@@ -78,4 +79,18 @@ def _(ref: Reference) -> None:
              "take a payment (... or already at the maximum number of simulated payments)' gives no maximum.")
 def _(ref: Reference) -> None:
     ref.checkout.max_simulated_payments = 10
+
+
+def _after_next_midnight(expires_at: str, now: str) -> bool:
+    """A nightly job: the link expires at the first UTC midnight after its `expiresAt`."""
+    at = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
+    midnight = (at + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return datetime.fromisoformat(now.replace("Z", "+00:00")) >= midnight
+
+
+@variant("links-expire-nightly",
+         doc="A sent link whose `expiresAt` has passed reads `sent` until a nightly job moves it to `expired` at the "
+             "next UTC midnight: 'What moves a link to `expired`: not shown.'")
+def _(ref: Reference) -> None:
+    ref.checkout.expiry_due = _after_next_midnight  # type: ignore[method-assign]
 
