@@ -6,6 +6,7 @@ import dataclasses
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ApiError
 from ..links import find_link
 from ..operation import Reply
 from ..payments import payment_json, payments_limit, settle_link
@@ -94,3 +95,23 @@ def _after_next_midnight(expires_at: str, now: str) -> bool:
 def _(ref: Reference) -> None:
     ref.checkout.expiry_due = _after_next_midnight  # type: ignore[method-assign]
 
+
+CARD_CURRENCIES = frozenset({"USD"})
+
+
+@variant("card-payments-usd-only",
+         doc="Card payments are set up for USD only: publishing a link in another currency answers 503 INTERNAL with "
+             "the reason in `detail`, the link unchanged (on create with `publish`, `publishError.type: INTERNAL`): "
+             "'503 `INTERNAL` when card payments are not set up or the processor refused (reason in `detail`; link "
+             "unchanged)'; '`INTERNAL` | 500 | ... also 503 when card payments are not set up'.")
+def _(ref: Reference) -> None:
+    call_processor = ref.checkout.call_processor
+
+    def set_up_for_usd(call: Call, link_id: str, total: str) -> None:
+        row = call.ref.store.one("SELECT currency FROM links WHERE id = ?", (link_id,))
+        if row is not None and row["currency"] not in CARD_CURRENCIES:
+            raise ApiError("INTERNAL", f"Card payments are not set up for {row['currency']} in this organization.",
+                           status=503)
+        call_processor(call, link_id, total)
+
+    ref.checkout.call_processor = set_up_for_usd  # type: ignore[method-assign]
