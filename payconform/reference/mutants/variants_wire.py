@@ -8,6 +8,7 @@ import hashlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..reference import OPERATOR_PREFIX
 from ..responses import Outgoing
 from . import variant
 from .rewrites import rewrite_answers, rewrite_events, rewrite_replies
@@ -194,7 +195,8 @@ def _(ref: Reference) -> None:
     def gzipped(request: Request, status: int, body: Any, headers: dict[str, str] | None = None, *,
                 is_error: bool = False) -> Response:
         response = respond(request, status, body, headers, is_error=is_error)
-        if accepts_gzip(request.headers.get("accept-encoding", "")):
+        api = not request.url.path.startswith(OPERATOR_PREFIX)
+        if api and accepts_gzip(request.headers.get("accept-encoding", "")):
             response.body = gzip.compress(response.body)
             response.headers["content-length"] = str(len(response.body))
             response.headers["content-encoding"] = "gzip"
