@@ -50,6 +50,11 @@ class CheckoutRules:
     def initial_status(self, scenario: str) -> str:
         return "pending" if scenario == SETTLES else "paid"
 
+    def expiry_due(self, expires_at: str, now: str) -> bool:
+        """Whether a `sent` link with this `expiresAt` reads `expired` at `now` (both `iso` instants, which sort
+        in time order): here as soon as it has passed; what moves a link to `expired` is not shown."""
+        return expires_at <= now
+
     def page_status(self, link_status: str) -> int:
         """The public page: served while `sent`, gone once cancelled or expired, absent for a draft."""
         if link_status == "sent":

@@ -22,7 +22,8 @@ recorded (and sent) although nobody read the payout, payment or approval.
 
 Patch points for mutants (attributes of this instance): `ladder`, `jitter`, `timeout`, `serialize`,
 `timestamp`, `signed_content`, `headers`, `secrets_for`, `is_success`, `disable_unhealthy`, `announce`,
-`settle_due`.
+`settle_due`, and the hooks `after_attempt(client, delivery)` (after each attempt of a run) and
+`end_of_run(client)` (after its last), which may send more with `request(delivery)`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import logging
 import random
 import sqlite3
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +55,10 @@ LADDER = (60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 86400)
 DISABLE_AFTER_DEAD = 3
 DISABLE_AFTER_QUIET = timedelta(days=5)
 DISABLED_REASON = "auto_disabled_after_failures"
+
+
+async def _nothing_more(*_: Any) -> None:
+    """The default of the dispatcher's hooks: a run sends each due delivery once."""
 
 
 def serialize(envelope: dict[str, Any]) -> bytes:
@@ -90,6 +96,8 @@ class Dispatcher:
         self.disable_unhealthy = self._disable_unhealthy
         self.announce = self._announce
         self.settle_due = lambda org_id: settle_due(ref, org_id)
+        self.after_attempt: Callable[[httpx.AsyncClient, sqlite3.Row], Awaitable[None]] = _nothing_more
+        self.end_of_run: Callable[[httpx.AsyncClient], Awaitable[None]] = _nothing_more
         self._lock: asyncio.Lock | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -117,7 +125,9 @@ class Dispatcher:
             async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
                 for delivery in self._due(org_id):
                     await self._attempt(client, delivery)
+                    await self.after_attempt(client, delivery)
                     attempted += 1
+                await self.end_of_run(client)
             with self.ref.store.tx():
                 self.disable_unhealthy(org_id)
             return attempted
@@ -142,7 +152,8 @@ class Dispatcher:
             keys.append(endpoint["previous_secret"])
         return keys
 
-    async def _attempt(self, client: httpx.AsyncClient, delivery: sqlite3.Row) -> None:
+    def request(self, delivery: sqlite3.Row) -> tuple[sqlite3.Row, bytes, dict[str, str]]:
+        """One POST of this delivery as sent now: (its endpoint, the body, the headers, freshly signed)."""
         ref = self.ref
         endpoint = ref.store.one("SELECT * FROM webhook_endpoints WHERE id = ?", (delivery["endpoint_id"],))
         event = ref.events.get(delivery["event_id"])
@@ -153,7 +164,11 @@ class Dispatcher:
         content = self.signed_content(envelope["id"], timestamp, body)
         now = ref.clock.now(delivery["org_id"])
         signatures = [sign(secret, content) for secret in self.secrets_for(endpoint, now)]
-        headers = self.headers(envelope["id"], timestamp, signatures, envelope["apiVersion"])
+        return endpoint, body, self.headers(envelope["id"], timestamp, signatures, envelope["apiVersion"])
+
+    async def _attempt(self, client: httpx.AsyncClient, delivery: sqlite3.Row) -> None:
+        ref = self.ref
+        endpoint, body, headers = self.request(delivery)
         error = None
         try:
             answer = await client.post(endpoint["url"], content=body, headers=headers)

@@ -23,7 +23,7 @@ from .errors import ApiError
 from .money import fmt
 from .operation import Call
 from .products import find_product, unit_amount
-from .store import Store, dumps
+from .store import dumps
 
 if TYPE_CHECKING:
     from .reference import Reference
@@ -110,11 +110,13 @@ def find_link(call: Call, link_id: str) -> sqlite3.Row:
     )
     if row is None:
         raise ApiError("NOT_FOUND", "No such link in this organization.")
-    return expire_if_due(call.ref.store, row, iso(call.now))
+    return expire_if_due(call.ref, row, iso(call.now))
 
 
-def expire_if_due(store: Store, row: sqlite3.Row, now: str) -> sqlite3.Row:
-    if row["status"] == "sent" and row["expires_at"] and row["expires_at"] <= now:
+def expire_if_due(ref: Reference, row: sqlite3.Row, now: str) -> sqlite3.Row:
+    """The row, `sent` turned `expired` when `ref.checkout.expiry_due` says its `expiresAt` has come."""
+    store = ref.store
+    if row["status"] == "sent" and row["expires_at"] and ref.checkout.expiry_due(row["expires_at"], now):
         store.run("UPDATE links SET status = 'expired', updated_at = ? WHERE id = ?", (row["expires_at"], row["id"]))
         return store.one("SELECT * FROM links WHERE id = ?", (row["id"],))  # type: ignore[return-value]
     return row
@@ -125,7 +127,7 @@ def public_link(ref: Reference, link_id: str) -> sqlite3.Row | None:
     row = ref.store.one("SELECT * FROM links WHERE id = ? AND deleted_at IS NULL", (link_id,))
     if row is None:
         return None
-    return expire_if_due(ref.store, row, iso(ref.clock.now(row["org_id"])))
+    return expire_if_due(ref, row, iso(ref.clock.now(row["org_id"])))
 
 
 def update(call: Call, link_id: str, *, reprice: tuple[Requested, str | None] | None, set_expiry: bool,

@@ -21,8 +21,9 @@ Reference *instance*, never module globals. The patch points:
   ``releases(err) -> bool``, ``retention``, ``duplicate_window``, ``run(call, execute)``.
 - ``ref.faults`` - ``before_handler(org_id, op_id)``.
 - ``ref.clock`` - ``wall()`` and ``now(org_id)``.
-- ``ref.checkout`` - checkout rules (``checkout.py``): sandbox delays, the public page, the card processor,
-  the forced-outcome guards and the in-flight checks of publish and refund.
+- ``ref.checkout`` - checkout rules (``checkout.py``): sandbox delays, the cap on simulated payments, when a
+  sent link expires (``expiry_due``), the public page, the card processor, the forced-outcome guards and the
+  in-flight checks of publish and refund.
 - ``ref.lifecycle`` - the sandbox payout lifecycle (``lifecycle.py``): ``timelines`` (scenario -> steps),
   ``settle(call, row)``, ``record(...)``.
 - ``ref.pricing`` - quotes and the network's sandbox refusals (``pricing.py``): ``lifetime``, ``fee``,
@@ -38,11 +39,14 @@ Reference *instance*, never module globals. The patch points:
 - ``ref.events`` - the event store (``events.py``): ``record(org_id, mode, type, data, now)``, ``envelope``,
   ``feed``, ``active``, ``replayable``, ``requeue``, ``resume``; ``ref.dispatcher`` - webhook deliveries
   (``dispatcher.py``): ``ladder``, ``jitter``, ``timeout``, ``timestamp``, ``signed_content``, ``headers``,
-  ``secrets_for``, ``disable_unhealthy``, ``announce``.
+  ``secrets_for``, ``disable_unhealthy``, ``announce``, and the hooks ``after_attempt`` and ``end_of_run``,
+  which may send more with ``request(delivery)``.
 - ``ref.audit`` - ``record(...)``.
 - ``ref.new_org_id() -> str`` - the id of an organization the operator creates (CUID-shaped).
 - ``ref.render_error(err, request_id) -> dict`` - the error body.
 - ``ref.error_response(request, err) -> Response`` - every error answer (API, unknown routes, operator).
+- ``ref.respond(request, status, body, headers, is_error=...) -> Response`` - every API and operator answer
+  as bytes; wrap it to change the encoding of the bytes (the response filters see the body before it).
 - ``ref.route_not_found(method, path) -> ApiError`` - the answer for an unknown route or method.
 - ``ref.response_filters`` - callables ``f(out: Outgoing) -> None`` applied, in order, to every API
   response (success and error, 404s included; operator routes excluded) just before it is serialized;

@@ -16,7 +16,7 @@ import pytest
 from payconform.expect import expect
 from payconform.webhooks import Delivery
 
-from .._support.answers import find_member
+from .._support.answers import by_id, find_member
 from .._support.deliveries import kind, parsed
 from .._support.drive import Stage, Subject, partial_refund
 from .._support.events import feed
@@ -53,9 +53,11 @@ def test_partial_refunds_carry_the_piece_and_the_running_total(stage: Stage) -> 
     def partial(ds: list[Delivery]) -> list[Delivery]:
         return [d for d in ds if subject.delivered(d) and kind(d) == "checkout_payment.partially_refunded"]
 
-    events = sorted((parsed(d) for d in partial(stage.wait(lambda ds: len(partial(ds)) >= 2))),
-                    key=lambda b: int(b["sequence"]))
-    expect(len({e["id"] for e in events}) == 2, f"two partial refunds announced {len(events)} partially_refunded")
+    def announced(ds: list[Delivery]) -> list[dict[str, Any]]:  # "at least once": a duplicate is the same `id`
+        return list(by_id([parsed(d) for d in partial(ds)]).values())
+
+    events = sorted(announced(stage.wait(lambda ds: len(announced(ds)) >= 2)), key=lambda b: int(b["sequence"]))
+    expect(len(events) == 2, f"two partial refunds announced {len(events)} partially_refunded (duplicates counted once)")
     total = Decimal(0)
     for event, piece in zip(events, pieces):
         amount = Decimal(piece).scaleb(-places)

@@ -191,16 +191,17 @@ def test_replay_resends_the_same_event_id(timeline: Timeline, operator, unique) 
     payout_id = timeline.payout(unique)
     first = timeline.first_delivery(payout_id)
     timeline.advance(1.2 * _ladder()[0] + TICK + SLACK)
-    retried = timeline.settle(payout_id, 2)
-    expect(len(retried) == 2 and retried[1].header("whk-id") == first.header("whk-id"),
+    retried = timeline.settle(payout_id, 2)  # "at least once": the accepted retry may arrive twice
+    expect(len(retried) >= 2 and all(d.header("whk-id") == first.header("whk-id") for d in retried),
            f"the retry carries whk-id {[d.header('whk-id') for d in retried]}, not the first attempt's")
     delivery = next(d for d in _deliveries(timeline.org.api, endpoint["id"]) if d.get("eventType") == "payout.pending")
+    before = len(retried)
     operator.replay_webhook_delivery(timeline.org.org_id, endpoint["id"], delivery["id"])
-    replayed = timeline.settle(payout_id, 3)
-    expect(len(replayed) == 3, "the replayed delivery was not re-sent")
-    expect(replayed[2].header("whk-id") == first.header("whk-id"),
-           f"the replay carries whk-id {replayed[2].header('whk-id')!r}, not {first.header('whk-id')!r}")
-    verified(replayed[2], secret)
+    replayed = timeline.settle(payout_id, before + 1)
+    expect(len(replayed) > before, "the replayed delivery was not re-sent")
+    expect(replayed[before].header("whk-id") == first.header("whk-id"),
+           f"the replay carries whk-id {replayed[before].header('whk-id')!r}, not {first.header('whk-id')!r}")
+    verified(replayed[before], secret)
 
 
 @pytest.mark.req("WH-REPLAY-BULK")
@@ -218,7 +219,7 @@ def test_bulk_replay_requeues_failed_deliveries(timeline: Timeline, operator, un
            "where deliveries awaiting a retry do not count as failed, may requeue other deliveries too)")
     for payout_id in payouts:
         again = timeline.settle(payout_id, 2)
-        expect(len(again) == 2 and again[0].header("whk-id") == again[1].header("whk-id"),
+        expect(len(again) >= 2 and len({d.header("whk-id") for d in again}) == 1,  # an accepted one may come twice
                f"payout {payout_id}: the bulk replay was not re-sent with the same whk-id")
 
 

@@ -113,6 +113,17 @@ def test_detail_wording_variant():
         assert body["type"] == "ROUTE_NOT_FOUND" and body["detail"].startswith("Request not completed")
 
 
+def test_gzip_responses_variant():
+    """Gzip only where the request admits it; the bytes decode to the same JSON answer."""
+    with _server("gzip-responses") as client:
+        org = new_org(client)
+        asked = org.call("GET", LIST, key=None)
+        assert asked.headers["content-encoding"] == "gzip" and asked.json()["type"] == "UNAUTHORIZED"
+        for refusal in ("identity", "gzip;q=0"):
+            plain = client.get(API + "/nope", headers={"accept-encoding": refusal})
+            assert "content-encoding" not in plain.headers and plain.json()["type"] == "ROUTE_NOT_FOUND"
+
+
 def test_unknown_name_is_a_clear_error():
     with pytest.raises(mutants.UnknownMutant, match="no-such-mutant"):
         mutants.apply(Reference(Config(operator_token="t")), "no-such-mutant")

@@ -1,10 +1,12 @@
-"""Tolerated variants of the checkout sandbox: shapes the spec leaves open."""
+"""Tolerated variants of the checkout sandbox: shapes, limits and triggers the spec leaves open."""
 
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ApiError
 from ..links import find_link
 from ..operation import Reply
 from ..payments import payment_json, payments_limit, settle_link
@@ -71,3 +73,45 @@ class _NoPages(dict):
              "answer (the card page may exist ...)'.")
 def _(ref: Reference) -> None:
     ref.checkout.card_pages = _NoPages()
+
+
+@variant("simulate-cap-10",
+         doc="A link takes at most 10 simulated payments; the 11th answers 400 BAD_REQUEST: 'when the link cannot "
+             "take a payment (... or already at the maximum number of simulated payments)' gives no maximum.")
+def _(ref: Reference) -> None:
+    ref.checkout.max_simulated_payments = 10
+
+
+def _after_next_midnight(expires_at: str, now: str) -> bool:
+    """A nightly job: the link expires at the first UTC midnight after its `expiresAt`."""
+    at = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
+    midnight = (at + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return datetime.fromisoformat(now.replace("Z", "+00:00")) >= midnight
+
+
+@variant("links-expire-nightly",
+         doc="A sent link whose `expiresAt` has passed reads `sent` until a nightly job moves it to `expired` at the "
+             "next UTC midnight: 'What moves a link to `expired`: not shown.'")
+def _(ref: Reference) -> None:
+    ref.checkout.expiry_due = _after_next_midnight  # type: ignore[method-assign]
+
+
+CARD_CURRENCIES = frozenset({"USD"})
+
+
+@variant("card-payments-usd-only",
+         doc="Card payments are set up for USD only: publishing a link in another currency answers 503 INTERNAL with "
+             "the reason in `detail`, the link unchanged (on create with `publish`, `publishError.type: INTERNAL`): "
+             "'503 `INTERNAL` when card payments are not set up or the processor refused (reason in `detail`; link "
+             "unchanged)'; '`INTERNAL` | 500 | ... also 503 when card payments are not set up'.")
+def _(ref: Reference) -> None:
+    call_processor = ref.checkout.call_processor
+
+    def set_up_for_usd(call: Call, link_id: str, total: str) -> None:
+        row = call.ref.store.one("SELECT currency FROM links WHERE id = ?", (link_id,))
+        if row is not None and row["currency"] not in CARD_CURRENCIES:
+            raise ApiError("INTERNAL", f"Card payments are not set up for {row['currency']} in this organization.",
+                           status=503)
+        call_processor(call, link_id, total)
+
+    ref.checkout.call_processor = set_up_for_usd  # type: ignore[method-assign]

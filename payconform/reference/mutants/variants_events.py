@@ -1,10 +1,13 @@
-"""Tolerated variants of event bodies: shapes and spellings the spec leaves open."""
+"""Tolerated variants of events: body shapes and spellings the spec leaves open, duplicate deliveries."""
 
 from __future__ import annotations
 
 import re
+import sqlite3
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
+import httpx
 
 from . import variant
 from .rewrites import rewrite_events, rewrite_replies
@@ -91,3 +94,35 @@ def _with_base_units(data: dict[str, Any]) -> dict[str, Any]:
              "'Additions are backwards compatible and safe to ignore' (Versioning 2).")
 def _(ref: Reference) -> None:
     rewrite_events(ref, _with_base_units, "checkout_payment.")
+
+
+@variant("duplicate-deliveries",
+         doc="Every accepted delivery is sent a second time (same `whk-id` and body, signed anew), the copy after the "
+             "endpoint's next delivery when there is one, so a duplicate arrives after a later event: 'Delivery is "
+             "at least once, offered in `sequence` order per endpoint but possibly reordered by retries. Receivers "
+             "dedupe on `whk-id`'.")
+def _(ref: Reference) -> None:
+    dispatcher = ref.dispatcher
+    held: dict[str, sqlite3.Row] = {}  # endpoint id -> its last accepted delivery, whose copy is not sent yet
+
+    async def send_copy(client: httpx.AsyncClient, delivery: sqlite3.Row) -> None:
+        endpoint, body, headers = dispatcher.request(delivery)
+        try:
+            await client.post(endpoint["url"], content=body, headers=headers)
+        except httpx.HTTPError:
+            pass  # a lost copy is a delivery that happened once
+
+    async def after_attempt(client: httpx.AsyncClient, delivery: sqlite3.Row) -> None:
+        earlier = held.pop(delivery["endpoint_id"], None)
+        if earlier is not None:
+            await send_copy(client, earlier)
+        now = ref.store.one("SELECT * FROM webhook_deliveries WHERE id = ?", (delivery["id"],))
+        if now is not None and now["status"] == "succeeded":
+            held[delivery["endpoint_id"]] = now
+
+    async def end_of_run(client: httpx.AsyncClient) -> None:
+        for endpoint_id in list(held):
+            await send_copy(client, held.pop(endpoint_id))
+
+    dispatcher.after_attempt = after_attempt
+    dispatcher.end_of_run = end_of_run

@@ -1,16 +1,22 @@
-"""Tolerated variants of the wire format: null members left out, extra headers, another request-id format."""
+"""Tolerated variants of the wire format: null members left out, extra headers, another request-id format,
+gzip-encoded answers."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..reference import OPERATOR_PREFIX
 from ..responses import Outgoing
 from . import variant
 from .rewrites import rewrite_answers, rewrite_events, rewrite_replies
 
 if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
     from ..operation import Call, Reply
     from ..reference import Handler, Reference
 
@@ -167,3 +173,34 @@ def _(ref: Reference) -> None:
 
     for op_id in ("addBeneficiaryMethod", "createBeneficiary"):
         ref.wrap_handler(op_id, wrap)
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an `accept-encoding` value admits gzip (by name or `*`, with no `q=0`)."""
+    for item in accept_encoding.lower().split(","):
+        name, *params = (part.strip() for part in item.split(";"))
+        refused = any(p.replace(" ", "") in ("q=0", "q=0.0", "q=0.00", "q=0.000") for p in params)
+        if name in ("gzip", "*") and not refused:
+            return True
+    return False
+
+
+@variant("gzip-responses",
+         doc="Every API answer is sent `content-encoding: gzip` whenever the request's `accept-encoding` admits "
+             "gzip: the Wire format row names only 'JSON bodies, `content-type: application/json`', not the "
+             "transfer coding of the bytes.")
+def _(ref: Reference) -> None:
+    respond = ref.respond
+
+    def gzipped(request: Request, status: int, body: Any, headers: dict[str, str] | None = None, *,
+                is_error: bool = False) -> Response:
+        response = respond(request, status, body, headers, is_error=is_error)
+        api = not request.url.path.startswith(OPERATOR_PREFIX)
+        if api and accepts_gzip(request.headers.get("accept-encoding", "")):
+            response.body = gzip.compress(response.body)
+            response.headers["content-length"] = str(len(response.body))
+            response.headers["content-encoding"] = "gzip"
+            response.headers["vary"] = "accept-encoding"
+        return response
+
+    ref.respond = gzipped  # type: ignore[method-assign]

@@ -67,7 +67,7 @@ def list_links(call: Call) -> Reply:
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),
     )
     now = iso(call.now)
-    body: dict[str, Any] = {"data": [link_json(call, expire_if_due(call.ref.store, r, now)) for r in rows]}
+    body: dict[str, Any] = {"data": [link_json(call, expire_if_due(call.ref, r, now)) for r in rows]}
     if next_cursor:
         body["nextCursor"] = next_cursor
     return Reply(200, body)
