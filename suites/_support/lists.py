@@ -45,9 +45,11 @@ Seeder = Callable[[Api, Contract, Unique, int], list[str]]
 
 
 def _top_ups(api: Api, contract: Contract, unique: Unique, n: int) -> list[str]:
-    """Top-ups of distinct amounts a cent apart from a random base of 1000-9999 (which tells them from other
-    tests' top-ups in the same organization): no amount equals a running total of two or more."""
-    base = (1000 + secrets.randbelow(9000)) * 100
+    """Top-ups of distinct amounts a cent apart from a random base between 1000.00 and 9999.99 (which tells
+    them from other tests' top-ups in the same organization: the base is any cent of the range, not a whole
+    unit, so two tests of a run, or a run and the rows of earlier ones, rarely share an amount): no amount
+    equals a running total of two or more."""
+    base = 100_000 + secrets.randbelow(900_000 - n)
     amounts = [f"{cents // 100}.{cents % 100:02d}" for cents in range(base + 1, base + n + 1)]
     for amount in amounts:
         top_up(api, contract, amount)
