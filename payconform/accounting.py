@@ -119,6 +119,12 @@ def operator_call() -> None:
         _tally()["operator"] += 1
 
 
+def sent(scope: str) -> int:
+    """Attempts counted for ``scope`` (a running test's node id) so far in this process."""
+    with _lock:
+        return int((_tallies.get(scope) or {}).get("requests", 0))
+
+
 def take(scope: str) -> dict[str, Any] | None:
     """The counts of ``scope`` (a node id) so far, removed from this process."""
     with _lock:

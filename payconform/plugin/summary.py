@@ -14,6 +14,7 @@ from .. import results as _results
 from ..causes import failure_causes
 from ..cost import cost_line, estimate, run_cost
 from ..report import write_report
+from ..tiers import Pace, Tier
 from .session import STATE, PayconformState
 
 _SKIP_LABELS = {"needs_operator": "needs operator", "needs_clock": "needs clock", "needs_slow": "needs --run-slow"}
@@ -32,13 +33,26 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 
 def _tier_line(state: PayconformState) -> str:
-    """The tier, its request budget and the least time the target's rate limits allow for it."""
-    tier, target = state.tier, state.target
+    """The tier, its request budget with the keys at hand (the fuzz phase's share of it) and the least time
+    the target's rate limits allow for it."""
+    tier, target, config = state.tier, state.target, state.config
     assert target is not None
-    keys = len(target.pool) or 1
-    minutes = estimate(tier.request_budget, keys, target.rate_limit, target.ip_rate_limit) / 60
-    return (f"payconform tier: {tier.describe()}; planned about {tier.request_budget} requests, at least "
-            f"{minutes:.1f} min at {target.rate_limit} requests/min with {keys} key{'s' if keys != 1 else ''}")
+    pace = Pace.of(target)
+    budget, keys = tier.budget(pace), pace.keys
+    minutes = estimate(budget, keys, target.rate_limit, target.ip_rate_limit) / 60
+    return (f"payconform tier: {tier.describe()}; planned about {budget} requests ({_fuzz_share(config, tier, pace)}), "
+            f"at least {minutes:.1f} min at {target.rate_limit} requests/min with {keys} key{'s' if keys != 1 else ''}")
+
+
+def _fuzz_share(config: pytest.Config, tier: Tier, pace: Pace) -> str:
+    """What the fuzz phase may send: the command line's cap, or the tier's default and where it comes from."""
+    if config.getoption("payconform_fuzz_budget", default=None) == 0 or not tier.fuzz_requests:
+        return "no fuzz phase"
+    given = config.getoption("payconform_fuzz_max_requests", default=None)
+    if given is not None:
+        return f"fuzz phase at most {given or 'unlimited'} (--fuzz-max-requests)"
+    return (f"fuzz phase {tier.fuzz_budget(pace)}: what the budget leaves after the suites' ~{tier.suite_requests}, "
+            f"at most {tier.fuzz_requests}")
 
 
 def _results_data(state: PayconformState) -> dict:
