@@ -156,6 +156,13 @@ def handed_over() -> dict[str, dict[str, Any]]:
     return data if isinstance(data, dict) else {}
 
 
+def preflight_ended() -> float | None:
+    """When the CLI's preflight sent its last request (epoch seconds; None without a preflight): it reads every
+    key once, so a test that needs a credential's whole rate window to itself waits for that read to leave it."""
+    ends = [t.get("last") for t in handed_over().values() if isinstance(t, dict) and t.get("last")]
+    return max(ends) if ends else None
+
+
 def part_of(nodeid: str) -> str:
     """The part of a suite test: the folder under ``suites/`` (else the first folder) of its node id."""
     folders = nodeid.split("::", 1)[0].split("/")[:-1]

@@ -78,6 +78,11 @@ class Tier:
             return 0
         return max(FUZZ_MINIMUM, min(self.fuzz_requests, self.budget(pace) - self.suite_requests))
 
+    def planned(self, pace: Pace = ONE_KEY) -> int:
+        """The requests a run of this tier is expected to send with ``pace``'s keys: the suites and the fuzz
+        phase's budget (the run's header estimates its duration from it)."""
+        return self.suite_requests + self.fuzz_budget(pace)
+
 
 TIERS: dict[str, Tier] = {
     "smoke": Tier("smoke", request_budget=300, suite_requests=300, fuzz_requests=0, fuzz_examples=None,
