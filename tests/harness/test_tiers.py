@@ -111,6 +111,7 @@ def test_fuzz_budget_comes_from_the_tier_and_the_keys():
     assert tiers.tier("full").budget(one_key) <= 1500 and full.max_requests < pooled.max_requests
     assert pooled.max_requests == tiers.tier("full").fuzz_requests < deep.max_requests
     assert tiers.tier("full").budget(tiers.Pace(keys=100)) == 1500 * 20  # the per-IP ceiling binds
+    assert tiers.tier("full").planned(pool) == tiers.tier("full").suite_requests + pooled.max_requests
     assert tiers.Tier("tiny", 100, 99, 50, None, False, None).fuzz_budget() == tiers.FUZZ_MINIMUM
     assert deep.examples > full.examples
     assert FuzzSettings.load(settings_path(), max_requests=7, tier=tiers.tier("deep")).max_requests == 7
