@@ -107,7 +107,8 @@ def test_fuzz_budget_comes_from_the_tier_and_the_keys():
     pooled = FuzzSettings.load(settings_path(), tier=tiers.tier("full"), pace=pool)
     deep = FuzzSettings.load(settings_path(), tier=tiers.tier("deep"), pace=pool)
     # one key: what the 1,500 requests leave after the suites; a pool: the phase's whole budget
-    assert full.max_requests == tiers.tier("full").budget(one_key) - tiers.tier("full").suite_requests
+    assert full.max_requests == max(tiers.FUZZ_MINIMUM,
+                                    tiers.tier("full").budget(one_key) - tiers.tier("full").suite_requests)
     assert tiers.tier("full").budget(one_key) <= 1500 and full.max_requests < pooled.max_requests
     assert pooled.max_requests == tiers.tier("full").fuzz_requests < deep.max_requests
     assert tiers.tier("full").budget(tiers.Pace(keys=100)) == 1500 * 20  # the per-IP ceiling binds
