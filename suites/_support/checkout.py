@@ -21,11 +21,11 @@ from payconform.placeholders import fill
 
 from .products import create_product
 from .profile import success
-from .types import Unique
+from .types import Scope, Unique, shared_scope
 
 LINK_LIFETIME = 120  # seconds between "now" on the organization's clock and a link's expiresAt
-# (base URL, organization, live mode, price) -> a product this worker made there: links are made from it only
-_PRODUCTS: dict[tuple[str, str | None, bool, str], str] = {}
+# (scope, price) -> a product this worker made there: links are made from it only
+_PRODUCTS: dict[tuple[Scope, str], str] = {}
 
 
 def link_exchange(api: Api, contract: Contract, product_id: str, **fields: Any) -> Exchange:
@@ -49,7 +49,7 @@ def priced_product(api: Api, contract: Contract, unique: Unique, total: str) -> 
     """The id of a product priced `total` to make links from. The links' tests only make links from it, never
     change it, so it is made once per organization, mode and price in this worker (`_PRODUCTS`); a test about
     a product itself makes its own (`create_product`)."""
-    shared = (api.base_url, api.org_id, str(api.credential or "").startswith("svc_live_"), total)
+    shared = (shared_scope(api), total)
     if shared not in _PRODUCTS:
         _PRODUCTS[shared] = create_product(api, contract, unique, unitAmount=total)["id"]
     return _PRODUCTS[shared]
