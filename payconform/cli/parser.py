@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fuzz-max-requests", type=int, metavar="N",
                      help="fuzz phase: at most N requests in all, split evenly over its operations (default: what "
                           "the tier's request budget leaves after the suites with the keys at hand - for full, "
-                          "150 with one key, 2500 with a pool of keys; 0: no cap)")
+                          "100 with one key, 2500 with a pool of keys; 0: no cap)")
     run.add_argument("--tier", choices=list(TIERS),
                      help="smoke: the tests marked smoke, which touch every part and every catalog row in at most "
                           "300 requests (the pull-request gate); full: every test in about 1,500 requests per key "
