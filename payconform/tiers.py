@@ -10,8 +10,9 @@ A tier names the run's request budget for one key at the spec's default rate: a 
 (``Pace``: an ``api_key_pool``, the target's rate limits) turn into requests. The suites spend about
 ``suite_requests`` of it (measured on a one-key target); the fuzz phase's budget (``--fuzz-max-requests``)
 defaults to what the run's budget leaves after them, at most ``fuzz_requests``: with one key a small phase
-that still reaches every operation (``FUZZ_MINIMUM`` at least), with a pool of keys the whole of it. The run's header prints both and
-estimates the run's duration from them and the target's rate limits (``payconform.cost.estimate``).
+that still reaches every operation (``FUZZ_MINIMUM`` at least), with a pool of keys the whole of it. The
+run's header prints both and estimates the run's duration from them and the target's rate limits
+(``payconform.cost.estimate``).
 """
 
 from __future__ import annotations
