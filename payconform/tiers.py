@@ -88,7 +88,7 @@ class Tier:
 TIERS: dict[str, Tier] = {
     "smoke": Tier("smoke", request_budget=300, suite_requests=300, fuzz_requests=0, fuzz_examples=None,
                   run_slow=False, marker=SMOKE_MARKER),
-    "full": Tier("full", request_budget=1500, suite_requests=1650, fuzz_requests=2500, fuzz_examples=None,
+    "full": Tier("full", request_budget=1500, suite_requests=1580, fuzz_requests=2500, fuzz_examples=None,
                  run_slow=False, marker=None),
     "deep": Tier("deep", request_budget=20000, suite_requests=1900, fuzz_requests=12000, fuzz_examples=25,
                  run_slow=True, marker=None),
