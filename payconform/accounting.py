@@ -119,6 +119,12 @@ def operator_call() -> None:
         _tally()["operator"] += 1
 
 
+def sent(scope: str) -> int:
+    """Attempts counted for ``scope`` (a running test's node id) so far in this process."""
+    with _lock:
+        return int((_tallies.get(scope) or {}).get("requests", 0))
+
+
 def take(scope: str) -> dict[str, Any] | None:
     """The counts of ``scope`` (a node id) so far, removed from this process."""
     with _lock:
@@ -148,6 +154,13 @@ def handed_over() -> dict[str, dict[str, Any]]:
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def preflight_ended() -> float | None:
+    """When the CLI's preflight sent its last request (epoch seconds; None without a preflight): it reads every
+    key once, so a test that needs a credential's whole rate window to itself waits for that read to leave it."""
+    ends = [t.get("last") for t in handed_over().values() if isinstance(t, dict) and t.get("last")]
+    return max(ends) if ends else None
 
 
 def part_of(nodeid: str) -> str:

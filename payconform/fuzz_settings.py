@@ -2,8 +2,9 @@
 
 ``FuzzSettings``: ``suites/fuzz/fuzz.yaml`` (operations to fuzz, schemathesis settings, the requirement each
 built-in check stands for), deep-merged with the target's ``profile: {fuzz: ...}`` and the command line
-budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` in all - by default the run's
-tier's share, ``payconform.tiers`` - split evenly over the phase's tests and over the xdist workers) and seed
+budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` in all - by default what the
+run's tier leaves the phase with the keys at hand, ``payconform.tiers`` - split evenly over the phase's tests
+and over the xdist workers) and seed
 (``--fuzz-seed N``). The helpers below list a document's operations and the
 properties it declares as decimal strings (money), which the checks and property tests need.
 """
@@ -22,7 +23,7 @@ from . import contract as _contract
 from .plugin import DEFAULT_TIMEOUT
 from .plugin import FUZZ_SEED as SEED
 from .properties import request_settings
-from .tiers import Tier
+from .tiers import ONE_KEY, Pace, Tier
 
 DOCUMENTS = ("payouts", "checkout")
 SECONDS_PER_REQUEST = 2
@@ -44,11 +45,13 @@ class FuzzSettings:
 
     @classmethod
     def load(cls, path: Path, overrides: Mapping[str, Any] | None = None, *, budget: int | None = None,
-             max_requests: int | None = None, seed: int | None = None, tier: Tier | None = None) -> FuzzSettings:
-        """fuzz.yaml, the target's ``profile.fuzz`` overrides, the tier's fuzz budget, then the command line."""
+             max_requests: int | None = None, seed: int | None = None, tier: Tier | None = None,
+             pace: Pace = ONE_KEY) -> FuzzSettings:
+        """fuzz.yaml, the target's ``profile.fuzz`` overrides, the tier's fuzz budget at ``pace`` (the run's
+        keys), then the command line."""
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         if tier is not None:
-            data = {**data, "max_requests": tier.fuzz_requests,
+            data = {**data, "max_requests": tier.fuzz_budget(pace),
                     **({"examples_per_operation": tier.fuzz_examples} if tier.fuzz_examples is not None else {})}
         if overrides:
             data = _contract.deep_merge(data, overrides)

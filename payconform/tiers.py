@@ -6,24 +6,59 @@
 - ``full``: every test (the default).
 - ``deep``: every test, ``--run-slow``, and a larger fuzz phase.
 
-A tier names the run's request budget; the fuzz phase's budget (``--fuzz-max-requests``) defaults to a share
-of it, and the run's header estimates the run's duration from it and the target's rate limits
+A tier names the run's request budget for one key at the spec's default rate: a time, which the keys at hand
+(``Pace``: an ``api_key_pool``, the target's rate limits) turn into requests. The suites spend about
+``suite_requests`` of it (measured on a one-key target); the fuzz phase's budget (``--fuzz-max-requests``)
+defaults to what the run's budget leaves after them, at most ``fuzz_requests``: with one key a small phase
+that still reaches every operation (``FUZZ_MINIMUM`` at least), with a pool of keys the whole of it. The
+run's header prints both and estimates the run's duration from them and the target's rate limits
 (``payconform.cost.estimate``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .target import Target
 
 SMOKE_MARKER = "smoke"
 DEFAULT_TIER = "full"
+SPEC_RATE = 100  # Limits, "Default rate | 100 requests per minute per API credential": a budget's unit
+SPEC_IP_RATE = 2000  # Limits, "Per-source-IP ceiling | 2,000 per minute"
+FUZZ_MINIMUM = 100  # the least fuzz phase a tier with one runs: a probe and a case per operation (0 is "no cap")
+
+
+@dataclass(frozen=True)
+class Pace:
+    """The credentials a run sends with: equivalent keys and the target's limits (per credential, per IP)."""
+
+    keys: int = 1
+    rate_limit: int = SPEC_RATE
+    ip_rate_limit: int = SPEC_IP_RATE
+
+    @classmethod
+    def of(cls, target: Target | None) -> Pace:
+        """The pace of ``target``'s key pool (one key when there is no target yet)."""
+        if target is None:
+            return ONE_KEY
+        return cls(len(target.pool) or 1, target.rate_limit, target.ip_rate_limit)
+
+    def per_minute(self) -> int:
+        """Requests a minute these keys may send together (the IP ceiling caps a large pool)."""
+        return max(1, min(max(self.keys, 1) * self.rate_limit, self.ip_rate_limit))
+
+
+ONE_KEY = Pace()
 
 
 @dataclass(frozen=True)
 class Tier:
     name: str
-    request_budget: int  # requests the run is planned to send (the duration estimate's basis)
-    fuzz_requests: int  # the fuzz phase's request budget (whole phase, split over operations and workers)
+    request_budget: int  # requests the run is planned to send with one key at the spec's rate (its time)
+    suite_requests: int  # what the tier's suites send against a one-key target (measured, README "Cost of a run")
+    fuzz_requests: int  # the most the fuzz phase sends (whole phase, split over operations and workers)
     fuzz_examples: int | None  # generated requests per operation (None: fuzz.yaml's)
     run_slow: bool
     marker: str | None  # only tests with this marker run (None: every test)
@@ -32,12 +67,31 @@ class Tier:
         what = f"tests marked {self.marker}" if self.marker else "every test"
         return f"{self.name}: {what}" + (", --run-slow" if self.run_slow else "")
 
+    def budget(self, pace: Pace = ONE_KEY) -> int:
+        """The run's request budget with ``pace``'s keys: the time ``request_budget`` takes one key at the
+        spec's rate, at the rate these keys may send together."""
+        return self.request_budget * pace.per_minute() // SPEC_RATE
+
+    def fuzz_budget(self, pace: Pace = ONE_KEY) -> int:
+        """The fuzz phase's default request budget: what the run's budget leaves after the suites, at most
+        ``fuzz_requests``, at least ``FUZZ_MINIMUM`` (0 for a tier without a fuzz phase)."""
+        if not self.fuzz_requests:
+            return 0
+        return max(FUZZ_MINIMUM, min(self.fuzz_requests, self.budget(pace) - self.suite_requests))
+
+    def planned(self, pace: Pace = ONE_KEY) -> int:
+        """The requests a run of this tier is expected to send with ``pace``'s keys: the suites and the fuzz
+        phase's budget (the run's header estimates its duration from it)."""
+        return self.suite_requests + self.fuzz_budget(pace)
+
 
 TIERS: dict[str, Tier] = {
-    "smoke": Tier("smoke", request_budget=300, fuzz_requests=0, fuzz_examples=None, run_slow=False,
-                  marker=SMOKE_MARKER),
-    "full": Tier("full", request_budget=6000, fuzz_requests=2500, fuzz_examples=None, run_slow=False, marker=None),
-    "deep": Tier("deep", request_budget=20000, fuzz_requests=12000, fuzz_examples=25, run_slow=True, marker=None),
+    "smoke": Tier("smoke", request_budget=300, suite_requests=300, fuzz_requests=0, fuzz_examples=None,
+                  run_slow=False, marker=SMOKE_MARKER),
+    "full": Tier("full", request_budget=1500, suite_requests=1580, fuzz_requests=2500, fuzz_examples=None,
+                 run_slow=False, marker=None),
+    "deep": Tier("deep", request_budget=20000, suite_requests=1900, fuzz_requests=12000, fuzz_examples=25,
+                 run_slow=True, marker=None),
 }
 
 

@@ -64,11 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-fuzz", dest="fuzz_budget", action="store_const", const=0,
                      help="no fuzz phase (the same as --fuzz-budget 0)")
     run.add_argument("--fuzz-max-requests", type=int, metavar="N",
-                     help="fuzz phase: at most N requests in all, split evenly over its operations (default: the "
-                          "tier's share of the run's budget, 2500 for full; 0: no cap)")
+                     help="fuzz phase: at most N requests in all, split evenly over its operations (default: what "
+                          "the tier's request budget leaves after the suites with the keys at hand - for full, "
+                          "100 with one key, 2500 with a pool of keys; 0: no cap)")
     run.add_argument("--tier", choices=list(TIERS),
                      help="smoke: the tests marked smoke, which touch every part and every catalog row in at most "
-                          "300 requests (the pull-request gate); full: every test (default); deep: full with "
+                          "300 requests (the pull-request gate); full: every test in about 1,500 requests per key "
+                          "(default); deep: full with "
                           "--run-slow and a larger fuzz phase")
     run.add_argument("--fuzz-seed", type=int, metavar="N",
                      help="fuzz phase: seed of the generated cases (default: a fixed seed, printed in the run's "

@@ -17,7 +17,7 @@ from .. import paths
 from ..artifacts import find_leaks
 from ..cost import estimate
 from ..target import Target, TargetConfigError, flag_overrides
-from ..tiers import tier
+from ..tiers import Pace, tier
 from ..target.fields import WEBHOOK_FLAGS
 from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
@@ -121,11 +121,11 @@ def _run_pytest(cmd: list[str], stop_after: float | None = None) -> int:
 
 
 def default_max_duration(target: Target, tier_name: str | None) -> float:
-    """The run's default time budget: twice the floor of the tier's request budget with the target's keys
+    """The run's default time budget: twice the floor of the requests the tier plans with the target's keys
     (a run paced at the limits takes about the floor), plus 10 minutes for start-up and waits on the spec's
     clocks; a stuck target ends within it, a slow one finishes."""
-    planned = tier(tier_name)
-    return 2 * estimate(planned.request_budget, len(target.pool), target.rate_limit, target.ip_rate_limit) + 600.0
+    pace = Pace.of(target)
+    return 2 * estimate(tier(tier_name).planned(pace), pace.keys, target.rate_limit, target.ip_rate_limit) + 600.0
 
 
 def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:

@@ -14,6 +14,7 @@ from .. import results as _results
 from ..causes import failure_causes
 from ..cost import cost_line, estimate, run_cost
 from ..report import write_report
+from ..tiers import FUZZ_MINIMUM, Pace, Tier
 from .session import STATE, PayconformState
 
 _SKIP_LABELS = {"needs_operator": "needs operator", "needs_clock": "needs clock", "needs_slow": "needs --run-slow"}
@@ -32,13 +33,31 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 
 def _tier_line(state: PayconformState) -> str:
-    """The tier, its request budget and the least time the target's rate limits allow for it."""
+    """The tier, the requests it plans with the keys at hand (the fuzz phase's share) and the least time the
+    target's rate limits allow for them."""
     tier, target = state.tier, state.target
     assert target is not None
-    keys = len(target.pool) or 1
-    minutes = estimate(tier.request_budget, keys, target.rate_limit, target.ip_rate_limit) / 60
-    return (f"payconform tier: {tier.describe()}; planned about {tier.request_budget} requests, at least "
-            f"{minutes:.1f} min at {target.rate_limit} requests/min with {keys} key{'s' if keys != 1 else ''}")
+    pace = Pace.of(target)
+    keys = pace.keys
+    planned = tier.suite_requests + _fuzz_share(state.config, tier, pace)[0]
+    minutes = estimate(planned, keys, target.rate_limit, target.ip_rate_limit) / 60
+    return (f"payconform tier: {tier.describe()}; planned about {planned} requests (suites ~{tier.suite_requests}, "
+            f"{_fuzz_share(state.config, tier, pace)[1]}), at least {minutes:.1f} min at {target.rate_limit} "
+            f"requests/min with {keys} key{'s' if keys != 1 else ''}")
+
+
+def _fuzz_share(config: pytest.Config, tier: Tier, pace: Pace) -> tuple[int, str]:
+    """What the fuzz phase may send and why: the command line's cap, or the tier's default and its source."""
+    if config.getoption("payconform_fuzz_budget", default=None) == 0 or not tier.fuzz_requests:
+        return 0, "no fuzz phase"
+    given = config.getoption("payconform_fuzz_max_requests", default=None)
+    if given:
+        return given, f"fuzz phase at most {given} (--fuzz-max-requests)"
+    if given == 0:
+        return tier.fuzz_requests, "fuzz phase without a cap (--fuzz-max-requests 0)"
+    return tier.fuzz_budget(pace), (
+        f"fuzz phase {tier.fuzz_budget(pace)}: what {tier.budget(pace)} requests, {tier.request_budget} per key "
+        f"at the spec's rate, leave after the suites, at least {FUZZ_MINIMUM}, at most {tier.fuzz_requests}")
 
 
 def _results_data(state: PayconformState) -> dict:

@@ -21,9 +21,11 @@ from payconform.placeholders import fill
 
 from .products import create_product
 from .profile import success
-from .types import Unique
+from .types import Scope, Unique, shared_scope
 
 LINK_LIFETIME = 120  # seconds between "now" on the organization's clock and a link's expiresAt
+# (scope, price) -> a product this worker made there: links are made from it only
+_PRODUCTS: dict[tuple[Scope, str], str] = {}
 
 
 def link_exchange(api: Api, contract: Contract, product_id: str, **fields: Any) -> Exchange:
@@ -43,16 +45,24 @@ def create_link(api: Api, contract: Contract, product_id: str, **fields: Any) ->
     return ex.json
 
 
+def priced_product(api: Api, contract: Contract, unique: Unique, total: str) -> str:
+    """The id of a product priced `total` to make links from. The links' tests only make links from it, never
+    change it, so it is made once per organization, mode and price in this worker (`_PRODUCTS`); a test about
+    a product itself makes its own (`create_product`)."""
+    shared = (shared_scope(api), total)
+    if shared not in _PRODUCTS:
+        _PRODUCTS[shared] = create_product(api, contract, unique, unitAmount=total)["id"]
+    return _PRODUCTS[shared]
+
+
 def new_link(api: Api, contract: Contract, unique: Unique, total: str = "150.00", **fields: Any) -> Exchange:
-    """Create a link (profile body) from a fresh product priced `total`; `fields` override the body."""
-    product = create_product(api, contract, unique, unitAmount=total)
-    return link_exchange(api, contract, product["id"], **fields)
+    """Create a link (profile body) from a product priced `total`; `fields` override the body."""
+    return link_exchange(api, contract, priced_product(api, contract, unique, total), **fields)
 
 
 def draft(api: Api, contract: Contract, unique: Unique, total: str = "150.00", **fields: Any) -> dict[str, Any]:
-    """A new link (`draft`) from a fresh product priced `total`."""
-    product = create_product(api, contract, unique, unitAmount=total)
-    return create_link(api, contract, product["id"], **fields)
+    """A new link (`draft`) from a product priced `total`."""
+    return create_link(api, contract, priced_product(api, contract, unique, total), **fields)
 
 
 def publish(api: Api, link_id: str) -> Exchange:

@@ -39,7 +39,7 @@ from payconform.paging import (
 from .._support.lists import SEEDS, OwnList, Seed
 from .._support.types import Unique
 
-ROWS, LIMIT = 5, 2
+ROWS, LIMIT = 3, 2  # two pages, one boundary: the least that shows a walk, its order and an insert between reads
 PAGING = ("CONV-PAGING-CURSOR-OPAQUE", "CONV-PAGING-LAST-PAGE-NO-CURSOR")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from types import SimpleNamespace
 
@@ -81,10 +82,19 @@ def test_outside_a_test_the_phase_counts(tmp_path) -> None:
 
 def test_the_preflight_counts_are_handed_to_the_run(monkeypatch) -> None:
     monkeypatch.delenv(accounting.ENV_VAR, raising=False)
+    assert accounting.preflight_ended() is None
+    before = time.time()
     with accounting.phase(accounting.PREFLIGHT):
         accounting.attempt(KEY)
     accounting.hand_over(accounting.PREFLIGHT)
     assert accounting.handed_over()[accounting.PREFLIGHT]["requests"] == 1
+    assert before <= accounting.preflight_ended() <= time.time()  # the rate-limit test waits for it
+
+
+def test_a_running_test_reads_what_it_sent(record) -> None:
+    accounting.attempt(KEY)
+    accounting.attempt(None)
+    assert accounting.sent(record.nodeid) == 2 and accounting.sent("elsewhere") == 0
 
 
 def test_operator_calls_are_counted_apart(record) -> None:

@@ -101,10 +101,19 @@ def test_tiers():
     assert cost.estimate(3000, 100, 100, 2000) == 90  # the per-IP limit binds
 
 
-def test_fuzz_budget_comes_from_the_tier():
+def test_fuzz_budget_comes_from_the_tier_and_the_keys():
+    one_key, pool = tiers.ONE_KEY, tiers.Pace(keys=12)
     full = FuzzSettings.load(settings_path(), tier=tiers.tier("full"))
-    deep = FuzzSettings.load(settings_path(), tier=tiers.tier("deep"))
-    assert full.max_requests == tiers.tier("full").fuzz_requests < deep.max_requests
+    pooled = FuzzSettings.load(settings_path(), tier=tiers.tier("full"), pace=pool)
+    deep = FuzzSettings.load(settings_path(), tier=tiers.tier("deep"), pace=pool)
+    # one key: what the 1,500 requests leave after the suites; a pool: the phase's whole budget
+    assert full.max_requests == max(tiers.FUZZ_MINIMUM,
+                                    tiers.tier("full").budget(one_key) - tiers.tier("full").suite_requests)
+    assert tiers.tier("full").budget(one_key) <= 1500 and full.max_requests < pooled.max_requests
+    assert pooled.max_requests == tiers.tier("full").fuzz_requests < deep.max_requests
+    assert tiers.tier("full").budget(tiers.Pace(keys=100)) == 1500 * 20  # the per-IP ceiling binds
+    assert tiers.tier("full").planned(pool) == tiers.tier("full").suite_requests + pooled.max_requests
+    assert tiers.Tier("tiny", 100, 99, 50, None, False, None).fuzz_budget() == tiers.FUZZ_MINIMUM
     assert deep.examples > full.examples
     assert FuzzSettings.load(settings_path(), max_requests=7, tier=tiers.tier("deep")).max_requests == 7
     assert FuzzSettings.load(settings_path(), budget=0, tier=tiers.tier("full")).examples == 0
