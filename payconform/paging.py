@@ -143,6 +143,19 @@ class Pager:
             page = self.page(cursor=page.cursor, what=f"{what}, page {number}")
         return page
 
+    def gather(self, wanted: set[str], what: str, key: Callable[[Any], Any] = identity) -> tuple[dict[str, Any], Page]:
+        """The items whose `key` is in `wanted`, read page by page (no `limit`, cursors followed) until every one
+        was seen or the last page (MAX_PAGES at most): on a busy list whose order and page size are not shown,
+        a new row may be on any page. Returns them by key, and the last page read."""
+        found: dict[str, Any] = {}
+        page = self.page(what=what)
+        for number in range(2, MAX_PAGES + 2):
+            found.update({str(key(item)): item for item in page.items if str(key(item)) in wanted})
+            if set(found) >= wanted or page.cursor is None or number > MAX_PAGES:
+                return found, page
+            page = self.page(cursor=page.cursor, what=f"{what}, page {number}")
+        return found, page
+
     def walk(self, limit: int, *, start: str | None = None, first: Page | None = None,
              pages: int | None = None) -> Walk:
         """Follow `nextCursor` verbatim until a page has none: a short page is not the end, only a missing
