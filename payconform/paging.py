@@ -148,13 +148,13 @@ class Pager:
         was seen or the last page (MAX_PAGES at most): on a busy list whose order and page size are not shown,
         a new row may be on any page. Returns them by key, and the last page read."""
         found: dict[str, Any] = {}
-        page = self.page(what=what)
-        for number in range(2, MAX_PAGES + 2):
+        page, number = self.page(what=what), 1
+        while True:
             found.update({str(key(item)): item for item in page.items if str(key(item)) in wanted})
-            if set(found) >= wanted or page.cursor is None or number > MAX_PAGES:
+            if set(found) >= wanted or page.cursor is None or number >= MAX_PAGES:
                 return found, page
+            number += 1
             page = self.page(cursor=page.cursor, what=f"{what}, page {number}")
-        return found, page
 
     def walk(self, limit: int, *, start: str | None = None, first: Page | None = None,
              pages: int | None = None) -> Walk:
