@@ -98,18 +98,20 @@ class Walk:
 
 
 class Pager:
-    """Reads one list (an operation of the profile with fixed filters) page by page."""
+    """Reads one list (an operation of the profile with fixed filters) page by page. `start` parameters go on
+    a first page only, never beside a cursor (balance history: "Send `cursor` or `since`, not both")."""
 
     def __init__(self, api: Api, contract: Contract, op_id: str, *, params: Mapping[str, str] | None = None,
-                 **path_params: str) -> None:
+                 start: Mapping[str, str] | None = None, **path_params: str) -> None:
         self.api = api
         self.shape = PageShape.of(contract, op_id)
         self.params = dict(params or {})
+        self.start = dict(start or {})
         self.path_params = path_params
 
     def request(self, *, cursor: str | None = None, limit: int | None = None,
                 extra: Sequence[tuple[str, str]] = ()) -> Exchange:
-        params = list(self.params.items()) + list(extra)
+        params = list(self.params.items()) + (list(self.start.items()) if cursor is None else []) + list(extra)
         if limit is not None:
             params.append(("limit", str(limit)))
         if cursor is not None:
@@ -141,15 +143,30 @@ class Pager:
             page = self.page(cursor=page.cursor, what=f"{what}, page {number}")
         return page
 
-    def walk(self, limit: int, *, start: str | None = None, first: Page | None = None) -> Walk:
+    def gather(self, wanted: set[str], what: str, key: Callable[[Any], Any] = identity) -> tuple[dict[str, Any], Page]:
+        """The items whose `key` is in `wanted`, read page by page (no `limit`, cursors followed) until every one
+        was seen or the last page (MAX_PAGES at most): on a busy list whose order and page size are not shown,
+        a new row may be on any page. Returns them by key, and the last page read."""
+        found: dict[str, Any] = {}
+        page, number = self.page(what=what), 1
+        while True:
+            found.update({str(key(item)): item for item in page.items if str(key(item)) in wanted})
+            if set(found) >= wanted or page.cursor is None or number >= MAX_PAGES:
+                return found, page
+            number += 1
+            page = self.page(cursor=page.cursor, what=f"{what}, page {number}")
+
+    def walk(self, limit: int, *, start: str | None = None, first: Page | None = None,
+             pages: int | None = None) -> Walk:
         """Follow `nextCursor` verbatim until a page has none: a short page is not the end, only a missing
-        cursor is. A list that never stops handing out cursors fails after MAX_PAGES pages."""
+        cursor is. A list that never stops handing out cursors fails after MAX_PAGES pages. With `pages`, stop
+        after that many (the head of a list too long to walk)."""
         walk = Walk([first] if first is not None else [])
         cursor = first.cursor if first is not None else start
         if first is None:
             walk.pages.append(self.page(cursor=cursor, limit=limit, what="reading the first page"))
             cursor = walk.pages[-1].cursor
-        while cursor is not None:
+        while cursor is not None and (pages is None or len(walk.pages) < pages):
             expect(len(walk.pages) < MAX_PAGES,
                    f"still handing out `{self.shape.cursor}` after {MAX_PAGES} pages of limit={limit}: "
                    "`nextCursor` must be absent on the last page", walk.last)

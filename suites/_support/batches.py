@@ -3,7 +3,8 @@
 The spec shows neither the request body of a run nor its id field, timing or sandbox triggers: all come from
 the profile (`createPayoutBatch.body`, `sandbox.batch`). A run's lines are shaped like the profile's first
 example line, each with its own `reference`, so the payouts made from a run are found with the spec's
-`GET /orders?reference=`. Time is moved with the operator clock, in a fresh organization per test.
+`GET /orders?reference=`. Time passes on `clock`: the operator's, in a fresh organization, or real time
+(`realtime.REAL_TIME`) on the target's own organization, whose clock other tests share.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A `Stage` is an organization with this test's mailbox registered through the sandbox route (opted in to
 every checkout-payment event) and a way to let time pass: against a target with an operator clock, a fresh
 organization whose clock the test moves; otherwise the target's organization and real waiting, up to
-`REAL_WAIT` seconds (a longer wait skips with `needs clock`). How each type is produced is data (`drive` in
+`realtime.REAL_WAIT` seconds (a longer wait skips with `needs clock`). How each type is produced is data (`drive` in
 `contract/catalog/events.yaml`); the payout scenarios, the approval threshold, the checkout totals and the
 batch timeline come from the profile, because the spec shows none of them. Decisions on approvals are dashboard actions: the
 operator.
@@ -12,7 +12,6 @@ operator.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,9 +30,9 @@ from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, kind, wait_for
 from .payments import example_total, force, payment, refund
 from .payouts import cancel_payout, create_payout, create_self_funded, timeline
 from .profile import success
+from .realtime import REAL_TIME
 from .types import Unique
 
-REAL_WAIT = 45.0  # seconds a test may wait in real time when the target has no clock
 DAY = 86400
 
 
@@ -81,12 +80,7 @@ class Stage:
 
     def advance(self, seconds: float) -> None:
         """Let `seconds` pass for the organization: its clock, or real time when the wait is short."""
-        if self.clock is not None:
-            self.clock.advance(self.org_id, seconds)
-        elif seconds <= REAL_WAIT:
-            time.sleep(seconds)
-        else:
-            pytest.skip(f"needs clock (a {seconds:g} s wait)")
+        (self.clock or REAL_TIME).advance(self.org_id, seconds)
 
     def need_operator(self) -> Any:
         if self.operator is None:
@@ -166,10 +160,10 @@ def partial_refund(stage: Stage, paid: dict[str, Any], share: int = 3) -> str:
 
 
 def _batch(stage: Stage, outcome: str) -> Subject:
-    """A run taken through the profile's batch timeline to `outcome` (the operator breaks one for `failed`)."""
-    if stage.clock is None:
-        pytest.skip("needs clock (the profile's batch timeline)")
-    api, contract, clock = stage.api, stage.contract, stage.clock
+    """A run taken through the profile's batch timeline to `outcome` (the operator breaks one for `failed`), on
+    the stage's clock or, without one, in real time (the timeline is seconds)."""
+    api, contract, clock = stage.api, stage.contract, stage.clock or REAL_TIME
+    operator = stage.need_operator() if outcome == "failed" else None
     run = batches.create(api, contract, stage.unique)
     if outcome == "completed":
         batches.confirmed(api, clock, stage.org_id, contract, run)
@@ -179,7 +173,7 @@ def _batch(stage: Stage, outcome: str) -> Subject:
         expect_status(batches.cancel(api, run.id), success(contract, "cancelPayoutBatch"), "canceling the run")
     elif outcome == "failed":
         fault = batches.profile(contract)["run_fault"]
-        stage.need_operator().inject_fault(stage.org_id, fault["operation"], fault["kind"], type=fault.get("type"))
+        operator.inject_fault(stage.org_id, fault["operation"], fault["kind"], type=fault.get("type"))
         batches.confirm(api, run.id)
         batches.settle(api, clock, stage.org_id, contract, run, ("failed",))
     return Subject("batch", run.id)

@@ -127,11 +127,15 @@ def _approvals(api: Api, contract: Contract, unique: Unique, n: int) -> list[str
 @dataclass(frozen=True)
 class OwnList:
     """A list confined to what one test made on the target's own organization (a parent of its own, or a
-    filter only its rows match): the rows' markers, the pager, and `more()` to add one row in the same scope."""
+    filter only its rows match): the rows' markers, the pager, and `more()` to add one row in the same scope.
+    Where no filter confines it, `closed` is false: other workers' rows may join while the test reads; and
+    `head` says the test reads only the list's first rows (a busy list without a filter is too long to walk)."""
 
     markers: list[str]
     pager: Pager
     more: Callable[[], Any] | None  # None: no row can join the scope (a run's fixed items, a past span of time)
+    closed: bool = True
+    head: int | None = None
 
 
 def _own_orders(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
@@ -159,7 +163,7 @@ def _own_window(op_id: str) -> Callable[[Api, Contract, Unique, int, dict[str, s
 
     def own(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
         markers = SEEDS[op_id].make(api, contract, unique, n)
-        window = {"createdAfter": "2999-01-01T00:00:00Z"}
+        window = {"createdAfter": FAR_FUTURE}
         if markers:
             newest = Pager(api, contract, op_id).page(limit=100, what=f"the newest rows of {op_id}")
             times = [row.get("createdAt") for row in newest.items for m in {markers[0], markers[-1]} if holds(row, m)]
@@ -173,6 +177,36 @@ def _own_window(op_id: str) -> Callable[[Api, Contract, Unique, int, dict[str, s
     return own
 
 
+def _own_since(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
+    """Balance history `since` just before the test's own top-ups (`history_since`): their entries and whatever
+    other workers settle meanwhile (`closed` false); `since` goes on the first page only, the cursor after it.
+    With no rows, `since` in the far future: an empty list."""
+    if not n:
+        return OwnList([], Pager(api, contract, "getBalanceHistory", params=params, start={"since": FAR_FUTURE}),
+                       None)
+    amounts = _top_ups(api, contract, unique, n)
+    pager = Pager(api, contract, "getBalanceHistory", params=params,
+                  start={"since": history_since(api, contract, amounts)})
+    return OwnList(amounts, pager, lambda: _top_ups(api, contract, unique, 1), closed=False)
+
+
+def busy_head(api: Api, contract: Contract, unique: Unique, op_id: str, rows: int,
+              params: dict[str, str] | None = None, most: int | None = None) -> OwnList:
+    """The first `rows` rows of `op_id` on the target's own organization, which earlier runs and other workers
+    fill too (`closed` false, read no further than `head`): only the shortfall is made, so a busy list costs
+    one read. `most` is the largest `limit` the route takes (a full page of it with a `nextCursor` counts as
+    one row more)."""
+    seed = SEEDS[op_id]
+    pager = seed.pager(api, contract, op_id, params)
+    read = rows if most is None else min(rows, most)
+    page = pager.page(limit=read, what=f"counting up to {rows} rows")
+    have = len(page.items) + int(len(page.items) >= read and page.cursor is not None)
+    if have < rows:
+        seed.make(api, contract, unique, rows - have)
+    return OwnList([], pager, lambda: seed.make(api, contract, unique, 1), closed=False, head=rows)
+
+
+FAR_FUTURE = "2999-01-01T00:00:00Z"
 MILLISECOND = timedelta(milliseconds=1)
 
 
@@ -219,7 +253,7 @@ class Seed:
 
 
 SEEDS: dict[str, Seed] = {
-    "getBalanceHistory": Seed(_top_ups, None, "HIST-ORDER-SETTLEMENT", "HIST-INVALID-QUERY"),
+    "getBalanceHistory": Seed(_top_ups, None, "HIST-ORDER-SETTLEMENT", "HIST-INVALID-QUERY", own=_own_since),
     "listBalanceTransactions": Seed(_top_ups, True, "BTX-NEWEST-FIRST", "BTX-INVALID-QUERY", "BTX-CURSOR-OLDER",
                                     own=_own_window("listBalanceTransactions"), own_grows=False),
     "listAuditEvents": Seed(_refused_changes, True, "AUDIT-NEWEST-FIRST", "AUDIT-INVALID-QUERY", "AUDIT-NEWEST-FIRST",
@@ -244,14 +278,7 @@ def at_least(org: OrgHandle, contract: Contract, unique: Unique, op_id: str, row
     """The pager of `op_id` in `org` (the target's own, busy or not) once its list holds at least `rows` rows:
     only the shortfall is made, so a busy organization costs one read. `most` is the largest `limit` the route
     takes: a full page of `most` rows with a `nextCursor` counts as one row more."""
-    seed = SEEDS[op_id]
-    pager = seed.pager(org.api, contract, op_id)
-    read = rows if most is None else min(rows, most)
-    page = pager.page(limit=read, what=f"counting up to {rows} rows")
-    have = len(page.items) + int(len(page.items) >= read and page.cursor is not None)
-    if have < rows:
-        seed.make(org.api, contract, unique, rows - have)
-    return pager
+    return busy_head(org.api, contract, unique, op_id, rows, most=most).pager
 
 
 def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list[dict[str, Any]]]:
@@ -263,23 +290,27 @@ def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list
 
 
 def own_history(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, Page, list[dict[str, Any]] | None]:
-    """`n` top-ups of `org`, the balance-history pager, its page `since` just before them (500 entries at most)
-    and the entries of the top-ups on it, found by amount (None when entries show no `amount`, a field the spec
-    does not name). The history's order is not shown, so a window finds the test's entries on a busy
-    organization: it opens a second before the oldest top-up's balance-transaction `createdAt` (the
-    organization's own time, which an operator's clock may have moved) where rows carry one, else a minute
-    before the answer's `Date`."""
+    """`n` top-ups of `org`, the balance-history pager, its page `since` just before them (`history_since`; 500
+    entries at most) and the entries of the top-ups on it, found by amount (None when entries show no `amount`,
+    a field the spec does not name). The history's order is not shown, so a window finds the test's entries on
+    a busy organization."""
     amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)
-    btx = Pager(org.api, contract, "listBalanceTransactions").page(limit=100, what="the newest balance transactions")
-    rows = rows_of(btx, amounts)
-    at = rows[-1].get("createdAt")
-    start = (datetime.fromisoformat(at.replace("Z", "+00:00")) - timedelta(seconds=1) if is_instant(at)
-             else parsedate_to_datetime(str(btx.ex.headers.get("date"))) - timedelta(minutes=1))
-    since = _iso(start)
+    since = history_since(org.api, contract, amounts)
     pager = Pager(org.api, contract, "getBalanceHistory")
     page = filtered_page(pager, "balance history", since=since, limit="500")
     shown = any(isinstance(e, dict) and "amount" in e for e in page.items)
     return pager, page, rows_of(page, amounts) if shown else None
+
+
+def history_since(api: Api, contract: Contract, amounts: list[str]) -> str:
+    """A `since` just before the top-ups of `amounts`: a second before the oldest one's balance-transaction
+    `createdAt` (the organization's own time, which an operator's clock may have moved) where rows carry one,
+    else a minute before the answer's `Date`."""
+    btx = Pager(api, contract, "listBalanceTransactions").page(limit=100, what="the newest balance transactions")
+    at = rows_of(btx, amounts)[-1].get("createdAt")
+    start = (datetime.fromisoformat(at.replace("Z", "+00:00")) - timedelta(seconds=1) if is_instant(at)
+             else parsedate_to_datetime(str(btx.ex.headers.get("date"))) - timedelta(minutes=1))
+    return _iso(start)
 
 
 def rows_of(page: Page, amounts: list[str]) -> list[dict[str, Any]]:

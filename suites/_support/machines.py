@@ -8,6 +8,7 @@ never moved backwards on the way. How far to move the clock is the profile's (`s
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from payconform.client import Api, Exchange
@@ -41,15 +42,15 @@ class Reading(NamedTuple):
 
 
 def walk(api: Api, clock: Any, org_id: str, contract: Contract, payout_id: str, *, reads_per_step: int = 1,
-         seconds: float | None = None) -> list[Reading]:
+         seconds: float | None = None, until: Callable[[list[Reading]], bool] | None = None) -> list[Reading]:
     """Reads the payout now and after every profile step of the organization's clock, up to `seconds`
-    (default: the profile's `settle_seconds`)."""
+    (default: the profile's `settle_seconds`), or until the readings satisfy `until`."""
     tl = timeline(contract)
     step, end = float(tl["step_seconds"]), float(seconds if seconds is not None else tl["settle_seconds"])
     readings, elapsed = [], 0.0
     while True:
         readings += [Reading(elapsed, read_payout(api, payout_id)) for _ in range(reads_per_step)]
-        if elapsed >= end:
+        if elapsed >= end or (until is not None and until(readings)):
             return readings
         clock.advance(org_id, step)
         elapsed += step

@@ -21,7 +21,7 @@ PROBE_WAIT = DISPATCH_WAIT + 5.0
 _verdicts: dict[str, str | None] = {}
 
 
-def _dispatch(request: pytest.FixtureRequest, org_id: str) -> tuple[Flush, float]:
+def dispatch(request: pytest.FixtureRequest, org_id: str) -> tuple[Flush, float]:
     """How to make the target's dispatcher run now (a zero advance of the operator clock) and how long to
     wait then; without a clock, nothing and the dispatch bound."""
     try:
@@ -34,7 +34,7 @@ def _dispatch(request: pytest.FixtureRequest, org_id: str) -> tuple[Flush, float
 def _probe(request: pytest.FixtureRequest, server) -> str | None:
     api, contract, unique = (request.getfixturevalue(n) for n in ("api", "contract", "unique"))
     box = server.mailbox()
-    flush, patience = _dispatch(request, api.org_id)
+    flush, patience = dispatch(request, api.org_id)
     try:
         register(api, contract, box)
         create_payout(api, contract, unique)

@@ -3,7 +3,8 @@
 Create answers 202; a run is read and listed by the profile's id field; its items are read with the
 `status` filter; confirm answers 200 or 202; cancel needs an `Idempotency-Key`, takes no body, answers 200
 with the run `canceled`, and 404 BATCH_NOT_FOUND for a run that does not exist. The request body of a run
-and its timing are the profile's (`createPayoutBatch`, `sandbox.batch`).
+and its timing are the profile's (`createPayoutBatch`, `sandbox.batch`). A run is the test's own, so it runs
+on the target's organization, waiting out the timeline's seconds (whose clock it must not move).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
+from payconform.paging import Pager
 
 from .._support.batches import (
     NOWHERE,
@@ -30,7 +32,7 @@ from .._support.batches import (
     statuses,
 )
 from .._support.payouts import payable_destination
-from .._support.profile import items
+from .._support.realtime import REAL_TIME
 from .._support.types import Unique
 
 
@@ -50,20 +52,19 @@ def test_create_answers_202_with_the_run(api: Api, contract: Contract, unique: U
 
 
 @pytest.mark.req("BATCH-STATUS-VALUES")
-@pytest.mark.needs("operator", "clock", "profile")
-def test_every_status_read_is_a_batch_status(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+@pytest.mark.needs("profile")
+def test_every_status_read_is_a_batch_status(api: Api, contract: Contract, unique: Unique) -> None:
     """Read along a whole run (received, validating, awaiting confirmation, completed), every status is one
     of the spec's six."""
-    org = fresh_org()
-    run = create(org.api, contract, unique)
+    run = create(api, contract, unique)
     timeline, elapsed = profile(contract)["timeline"], 0.0
-    seen = [read(org.api, contract, run.id).json.get("status")]
+    seen = [read(api, contract, run.id).json.get("status")]
     for state in ("validating", "awaiting_confirmation"):
-        clock.advance(org.org_id, float(timeline[state]) - elapsed)
+        REAL_TIME.advance(api.org_id, float(timeline[state]) - elapsed)
         elapsed = float(timeline[state])
-        seen.append(read(org.api, contract, run.id).json.get("status"))
-    confirm(org.api, run.id)
-    seen.append(settle(org.api, clock, org.org_id, contract, run, tuple(statuses(contract))).json.get("status"))
+        seen.append(read(api, contract, run.id).json.get("status"))
+    confirm(api, run.id)
+    seen.append(settle(api, REAL_TIME, api.org_id, contract, run, tuple(statuses(contract))).json.get("status"))
     odd = [s for s in seen if s not in statuses(contract)]
     expect(not odd, f"the run read statuses {seen}; {odd} are not batch statuses {statuses(contract)}")
 
@@ -89,15 +90,15 @@ def test_read_one_run(api: Api, contract: Contract, unique: Unique) -> None:
 
 
 @pytest.mark.req("BATCH-LIST")
-@pytest.mark.needs("operator", "profile")
-def test_list_runs(fresh_org, contract: Contract, unique: Unique) -> None:
-    """The organization's runs are listed (its only two, in a fresh organization)."""
-    api = fresh_org().api
+@pytest.mark.needs("profile")
+def test_list_runs(api: Api, contract: Contract, unique: Unique) -> None:
+    """The organization's runs are listed: both runs the test makes, among whatever else the target's own
+    organization holds, on the pages read until both were seen (order and page size are not shown)."""
     made = {create(api, contract, unique).id for _ in range(2)}
-    ex = api.op("listPayoutBatches")
-    expect_status(ex, 200, "listing payout batches")
-    listed = {b.get(profile(contract)["id_field"]) for b in items(contract, "listPayoutBatches", ex)}
-    expect(listed == made, f"the list holds runs {sorted(map(str, listed))}, expected {sorted(made)}", ex)
+    field = profile(contract)["id_field"]
+    listed, last = Pager(api, contract, "listPayoutBatches").gather(made, "listing payout batches",
+                                                                    key=lambda b: b.get(field))
+    expect(set(listed) == made, f"the list holds {sorted(listed)} of the runs made, {sorted(made)}", last.ex)
 
 
 @pytest.mark.req("BATCH-ITEMS")
@@ -110,16 +111,15 @@ def test_items_are_the_lines_of_the_run(api: Api, contract: Contract, unique: Un
 
 
 @pytest.mark.req("BATCH-ITEM-FAILED", "BATCH-ITEMS-STATUS-FILTER", "BATCH-ITEMS")
-@pytest.mark.needs("operator", "clock", "profile")
-def test_an_invalid_line_is_read_with_the_status_filter(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+@pytest.mark.needs("profile")
+def test_an_invalid_line_is_read_with_the_status_filter(api: Api, contract: Contract, unique: Unique) -> None:
     """Two good lines and one to no payable account: once validated, `status=invalid` lists that one line,
     `invalid` with a non-empty `errors[]`."""
-    org = fresh_org()
-    destination = payable_destination(org.api, contract, unique)
+    destination = payable_destination(api, contract, unique)
     lines = [*lines_to(contract, destination, unique, 2), line(contract, NOWHERE, unique("line"))]
-    run = create(org.api, contract, unique, lines)
-    reach(org.api, clock, org.org_id, contract, run, "awaiting_confirmation")
-    invalid = lines_of(org.api, contract, run.id, "invalid")
+    run = create(api, contract, unique, lines)
+    reach(api, REAL_TIME, api.org_id, contract, run, "awaiting_confirmation")
+    invalid = lines_of(api, contract, run.id, "invalid")
     expect(len(invalid) == 1, f"status=invalid lists {len(invalid)} items of a run with one invalid line")
     expect(invalid[0].get("status") == "invalid", f"status=invalid lists an item {invalid[0].get('status')!r}")
     errors = invalid[0].get("errors")
@@ -147,15 +147,14 @@ def test_a_line_refused_at_creation_is_create_failed(fresh_org, clock, contract:
 
 
 @pytest.mark.req("BATCH-CONFIRM")
-@pytest.mark.needs("operator", "clock", "profile")
-def test_confirm_answers_200_or_202(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+@pytest.mark.needs("profile")
+def test_confirm_answers_200_or_202(api: Api, contract: Contract, unique: Unique) -> None:
     """Confirming a run awaiting confirmation answers 200 or 202 (and a second confirm, 409)."""
-    org = fresh_org()
-    run = create(org.api, contract, unique)
-    reach(org.api, clock, org.org_id, contract, run, "awaiting_confirmation")
-    expect_status(confirm(org.api, run.id), {200, 202}, "confirming a run awaiting confirmation")
-    settle(org.api, clock, org.org_id, contract, run, ("completed",))
-    expect_error(confirm(org.api, run.id), 409, "PAYOUT_BATCH_NOT_CONFIRMABLE", "confirming a completed run")
+    run = create(api, contract, unique)
+    reach(api, REAL_TIME, api.org_id, contract, run, "awaiting_confirmation")
+    expect_status(confirm(api, run.id), {200, 202}, "confirming a run awaiting confirmation")
+    settle(api, REAL_TIME, api.org_id, contract, run, ("completed",))
+    expect_error(confirm(api, run.id), 409, "PAYOUT_BATCH_NOT_CONFIRMABLE", "confirming a completed run")
 
 
 @pytest.mark.req("BATCH-CANCEL-OK")

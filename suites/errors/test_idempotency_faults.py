@@ -1,6 +1,7 @@
 """The idempotency rows that need the request (or the key store) to misbehave, produced by operator faults.
 
-Each test uses a fresh organization so that its fault cannot be consumed by another test's request.
+Each test with a fault uses a fresh organization so that its fault cannot be consumed by another test's
+request; without the operator, identical requests sent at once try rule 3 on the target's own organization.
 
 - "First request still running: `409 IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS`" (rule 3 and its error row):
   the first request is slowed with a `delay` fault and an identical one is sent while it runs.
@@ -27,19 +28,20 @@ from .._support.profile import success
 from .._support.types import Unique
 
 DELAY_SECONDS = 2.0
+AT_ONCE = 4  # identical requests sent together without a fault: enough to overlap on a server that runs them
 
 
-def _concurrently(api: Api, op_id: str, payload: dict, key: str) -> list[Exchange]:
-    """Two identical requests (same key and body) sent at the same moment from two clients."""
-    start = Barrier(2)
+def _concurrently(api: Api, op_id: str, payload: dict, key: str, n: int = 2) -> list[Exchange]:
+    """`n` identical requests (same key and body) sent at the same moment from `n` clients."""
+    start = Barrier(n)
 
     def send(client: Api) -> Exchange:
         start.wait()
         return client.op(op_id, json=payload, idempotency_key=key)
 
-    clients = [api.with_credential(api.credential) for _ in range(2)]
+    clients = [api.with_credential(api.credential) for _ in range(n)]
     try:
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        with ThreadPoolExecutor(max_workers=n) as pool:
             return list(pool.map(send, clients))
     finally:
         for client in clients:
@@ -79,6 +81,25 @@ def test_identical_request_while_the_first_runs(fresh_org, operator, contract: C
     made = products_named(org.api, contract, payload["name"])
     expect(len(made) == 1, f"{len(made)} products named {payload['name']!r} exist after two identical requests "
                            "under one key")
+
+
+@pytest.mark.req("IDEM-IN-PROGRESS", "ERR-IDEMPOTENCY-KEY-REQUEST-IN-PROGRESS")
+@pytest.mark.needs("profile")
+def test_identical_requests_at_once_pay_once(api: Api, contract: Contract, unique: Unique) -> None:
+    """Identical keyed payouts sent at once, with nothing slowing the first: each answer is the payout (made or
+    replayed) or 409 IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS, and one payout carries the reference."""
+    reference, key = unique("ref"), unique("key")
+    payload = payout_body(contract, payable_destination(api, contract, unique), reference)
+    answers = _concurrently(api, "createPayout", payload, key, n=AT_ONCE)
+    for ex in answers:
+        if ex.status == 409:
+            expect_error(ex, 409, "IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS", "an identical request sent at once")
+        else:
+            expect_status(ex, success(contract, "createPayout"), "an identical request sent at once: the payout, "
+                          "made or replayed, or 409 IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS")
+    found = [p.get("payoutId") for p in payouts_with_reference(api, contract, reference)]
+    expect(len(found) == 1, f"{AT_ONCE} identical requests under one key sent at once made {len(found)} payouts "
+                            f"with reference {reference!r}: {found}", answers[0])
 
 
 @pytest.mark.smoke

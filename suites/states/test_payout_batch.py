@@ -1,7 +1,9 @@
 """States and transitions > Payout batch, walked row by row from `contract/catalog/transitions.yaml`.
 
-Each run is made in a fresh organization whose clock the test moves to the status the row starts from (the
-profile's `sandbox.batch.timeline`: the spec shows no timing). Cancel before creation starts: `canceled`,
+A run is taken to the status the row starts from along the profile's `sandbox.batch.timeline` (the spec shows
+no timing): in a fresh organization whose clock the test moves where the row starts in a window of the
+timeline (received, validating), else on the target's own organization in real time (the timeline is seconds;
+that clock is shared, never moved). Cancel before creation starts: `canceled`,
 and no payout ever exists from it. Cancel after creation began: 409 PAYOUT_BATCH_NOT_CANCELABLE, the run
 unchanged. Confirm from `awaiting_confirmation`: 200 or 202 and creation begins; from any other status:
 409 PAYOUT_BATCH_NOT_CONFIRMABLE.
@@ -13,11 +15,13 @@ from typing import Any
 
 import pytest
 
+from payconform.client import Api
 from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_status
 
 from .._support.batches import cancel, confirm, confirmed, create, paid, reach, read, settle, status
 from .._support.profile import success
+from .._support.realtime import REAL_TIME
 from .._support.types import Unique
 
 ROWS = {row["id"]: row for row in run_contract().machine("payout_batch")["rows"]}
@@ -43,28 +47,26 @@ def test_cancel_before_creation_starts(fresh_org, clock, contract: Contract, uni
 
 @pytest.mark.smoke
 @pytest.mark.req("BATCH-T-CANCEL-AFTER-CREATION", "ERR-PAYOUT-BATCH-NOT-CANCELABLE")
-@pytest.mark.needs("operator", "clock", "profile")
-def test_cancel_after_creation_began_is_refused(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+@pytest.mark.needs("profile")
+def test_cancel_after_creation_began_is_refused(api: Api, contract: Contract, unique: Unique) -> None:
     """A confirmed run: 409 PAYOUT_BATCH_NOT_CANCELABLE, its status unchanged and its payouts still there."""
-    org = fresh_org()
-    run = create(org.api, contract, unique)
-    before = confirmed(org.api, clock, org.org_id, contract, run).json.get("status")
-    expect_error(cancel(org.api, run.id), 409, AFTER_CREATION["error"], "cancelling a run whose creation began")
-    after = status(org.api, contract, run.id)
+    run = create(api, contract, unique)
+    before = confirmed(api, REAL_TIME, api.org_id, contract, run).json.get("status")
+    expect_error(cancel(api, run.id), 409, AFTER_CREATION["error"], "cancelling a run whose creation began")
+    after = status(api, contract, run.id)
     expect(after == before, f"a refused cancel moved the run from {before!r} to {after!r}")
-    expect(len(paid(org.api, contract, run)) == len(run.references), "the run's payouts are not all there")
+    expect(len(paid(api, contract, run)) == len(run.references), "the run's payouts are not all there")
 
 
 @pytest.mark.req("BATCH-T-CONFIRM", "BATCH-CONFIRM")
-@pytest.mark.needs("operator", "clock", "profile")
-def test_confirm_awaiting_confirmation_begins_creation(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+@pytest.mark.needs("profile")
+def test_confirm_awaiting_confirmation_begins_creation(api: Api, contract: Contract, unique: Unique) -> None:
     """Confirm in `awaiting_confirmation` answers 200 or 202, and every line becomes a payout."""
-    org = fresh_org()
-    run = create(org.api, contract, unique, n=2)
-    reach(org.api, clock, org.org_id, contract, run, CONFIRM["from"][0])
-    expect_status(confirm(org.api, run.id), set(CONFIRM["statuses"]), "confirming a run awaiting confirmation")
-    settle(org.api, clock, org.org_id, contract, run, ("completed",))
-    made = sorted(str(p.get("reference")) for p in paid(org.api, contract, run))
+    run = create(api, contract, unique, n=2)
+    reach(api, REAL_TIME, api.org_id, contract, run, CONFIRM["from"][0])
+    expect_status(confirm(api, run.id), set(CONFIRM["statuses"]), "confirming a run awaiting confirmation")
+    settle(api, REAL_TIME, api.org_id, contract, run, ("completed",))
+    made = sorted(str(p.get("reference")) for p in paid(api, contract, run))
     expect(made == sorted(run.references),
            f"after the confirm the payouts with the run's references are {made}, expected {sorted(run.references)}")
 

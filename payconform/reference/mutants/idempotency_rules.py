@@ -3,6 +3,7 @@ in-flight and unavailable keys, kept keys, retention, and the duplicate-body gua
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 from datetime import timedelta
@@ -125,6 +126,11 @@ def _(ref: Reference) -> None:
 @mutant("idem-in-progress-undetected", reqs=["IDEM-IN-PROGRESS", "ERR-IDEMPOTENCY-KEY-REQUEST-IN-PROGRESS"],
         doc="An identical request sent while the first still runs runs too.")
 def _(ref: Reference) -> None:
+    _hide_running(ref)
+
+
+def _hide_running(ref: Reference) -> None:
+    """The key store answers as if a key whose first request still runs were not there."""
     lookup = ref.idempotency.lookup
 
     def settled_only(scope: tuple[str, str], key: str):
@@ -132,6 +138,25 @@ def _(ref: Reference) -> None:
         return None if record is not None and record["state"] == "running" else record
 
     ref.idempotency.lookup = settled_only  # type: ignore[method-assign]
+
+
+@mutant("idem-in-progress-undetected-side-by-side",
+        reqs=["IDEM-IN-PROGRESS", "ERR-IDEMPOTENCY-KEY-REQUEST-IN-PROGRESS"],
+        doc="As idem-in-progress-undetected, on a server that runs requests side by side (each payout yields "
+            "for a moment once its key is claimed): identical payouts sent at once pay more than once.")
+def _(ref: Reference) -> None:
+    before_handler = ref.faults.before_handler
+
+    async def side_by_side(org_id: str, operation: str) -> None:
+        if operation == "createPayout":
+            await asyncio.sleep(SIDE_BY_SIDE_SECONDS)
+        await before_handler(org_id, operation)
+
+    _hide_running(ref)
+    ref.faults.before_handler = side_by_side  # type: ignore[method-assign]
+
+
+SIDE_BY_SIDE_SECONDS = 0.3
 
 
 @mutant("idem-unavailable-executes", reqs=["IDEM-UNAVAILABLE", "ERR-IDEMPOTENCY-UNAVAILABLE"],
