@@ -181,3 +181,15 @@ def test_a_retry_after_holds_the_credential_in_every_process(tmp_path):
     assert slept == []
     assert other.acquire(KEY_A) == pytest.approx(7.0, abs=0.01)
     assert other.acquire(KEY_A) == 0.0  # the hold is over
+
+
+def test_each_module_is_spread_over_the_run():
+    """Tests that wait on the same thing (deliveries, the batch budget) do not all run at once; a module
+    sharing a wider fixture stays in one block."""
+    from payconform.plugin.order import spread
+
+    events, fuzz, shared = ["e0", "e1"], ["f0", "f1", "f2", "f3"], ["s0", "s1", "s2"]
+    order = spread([events, fuzz, shared], [False, False, True])
+    assert sorted(order) == sorted(events + fuzz + shared)
+    assert order == ["f0", "e0", "f1", "f2", "e1", "s0", "s1", "s2", "f3"]
+    assert spread([]) == []
