@@ -193,3 +193,16 @@ def test_each_module_is_spread_over_the_run():
     assert sorted(order) == sorted(events + fuzz + shared)
     assert order == ["f0", "e0", "f1", "f2", "e1", "s0", "s1", "s2", "f3"]
     assert spread([]) == []
+
+
+def test_a_wider_fixture_keeps_its_module_whole():
+    from types import SimpleNamespace
+
+    from payconform.plugin.order import _shares_fixtures
+
+    def item(*scopes):
+        defs = {f"f{i}": [SimpleNamespace(scope=s)] for i, s in enumerate(scopes)}
+        return SimpleNamespace(_fixtureinfo=SimpleNamespace(name2fixturedefs=defs))
+
+    assert _shares_fixtures(item("function", "module"))
+    assert not _shares_fixtures(item("function", "session"))  # one per worker whatever the order
