@@ -219,11 +219,12 @@ class RunCounts:
     def requests_of(self, nodeid: str) -> int:
         return int((self.scopes.get(nodeid) or {}).get("requests", 0))
 
-    def run_tally(self) -> dict[str, Any]:
-        """Everything the run sent to the API (the preflight aside): what the floor is computed over."""
+    def run_tally(self, preflight: bool = False) -> dict[str, Any]:
+        """Everything the run sent to the API, the preflight only when asked (the floor counts it: the wall
+        time does)."""
         total = new_tally()
         for scope, tally in self.scopes.items():
-            if scope != PREFLIGHT:
+            if preflight or scope != PREFLIGHT:
                 merge(total, tally)
         return total
 

@@ -12,18 +12,37 @@ largest of these over every constraint:
 
 Credentials sent over their limit on purpose (``exempt``: the rate-limit tests' keys) are held to the IP
 ceiling only, as the pacer holds them.
+
+The floor counts every request the run sent to the API, the CLI's preflight included; the wall time it is
+compared with runs from the start of ``payconform run`` (before it starts the reference, provisions keys
+and runs the preflight; from the pytest controller's start when pytest is run directly) to the end of the
+tests, so start-up, collection and the tail are in it; ``sending_seconds`` is the part from the first
+request to the last.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from .accounting import rate_limit_requirements
 from .pacing import ANONYMOUS, RouteLimit, credential_id, route_limits
 
 MINUTE = 60.0
+# epoch seconds `payconform run` started (before it starts the reference, provisions and runs the preflight):
+# the pytest run it starts counts its wall time from there
+STARTED_VAR = "PAYCONFORM_RUN_STARTED"
+
+
+def run_started() -> datetime:
+    """When the run began: the command's start handed over in ``PAYCONFORM_RUN_STARTED``, else now."""
+    try:
+        return datetime.fromtimestamp(float(os.environ[STARTED_VAR]), timezone.utc)
+    except (KeyError, ValueError, OverflowError, OSError):
+        return datetime.now(timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -93,7 +112,7 @@ def run_cost(counts: Any, target: Any, contract: Any, tests: Iterable[Mapping[st
     rate_reqs = rate_limit_requirements(contract)
     planned = [t["nodeid"] for t in tests if rate_reqs & set(t.get("requirements") or [])]
     out = counts.summary(target.credentials, planned)
-    found = run_floor(counts.run_tally(), target, route_limits(contract.limits.get("rate_limits") or []))
+    found = run_floor(counts.run_tally(preflight=True), target, route_limits(contract.limits.get("rate_limits") or []))
     out.update(floor_seconds=found.seconds, floor_binding=found.binding, wall_seconds=round(wall_seconds, 3),
                wall_over_floor=ratio(wall_seconds, found.seconds))
     return out
@@ -106,6 +125,6 @@ def cost_line(cost: dict) -> str:
     return (f"requests: {cost['requests']:,} (suites {phases['suites']:,}, fuzz {phases['fuzz']:,}; "
             f"preflight {phases['preflight']:,}, operator calls {phases['operator']:,}); "
             f"floor {cost['floor_seconds']:.0f}s ({cost['floor_binding']}), wall {cost['wall_seconds']:.0f}s "
-            f"(sending {cost.get('sending_seconds', 0):.0f}s), "
+            f"from the start (sending {cost.get('sending_seconds', 0):.0f}s), "
             f"wall/floor {over if over is not None else '-'}; 429s: {cost['rate_limited']['planned']} planned, "
             f"{cost['rate_limited']['unplanned']} unplanned; Retry-After waits: {cost['retry_after']['waits']}")

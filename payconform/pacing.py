@@ -2,15 +2,19 @@
 
 A SQLite file records one row per request sent: the time and a SHA-256 prefix of the credential
 (never the key itself). ``Pacer.acquire(credential)`` blocks until sending one more request keeps every
-sliding window (61 s by default, one more than the limiter's 60 s) at or under ``fraction`` (95 %) of
+sliding window (61 s by default, one more than the limiter's 60 s) at or under ``fraction`` (all) of
 ``rate_limit`` for that credential and of ``ip_rate_limit`` for everything sent from this machine.
 The check and the insert happen in one ``BEGIN IMMEDIATE`` transaction, so two processes cannot both
-take the last slot.
+take the last slot. When the answer is in, ``settle()`` moves the row's time to then: the target counted
+the request at some moment between the two, so a slot frees a window after the target could have counted
+it, however long the request was delayed on the way (a loaded machine, a slow network). That is what lets
+the run spend the whole limit: the only requests of the target's address it does not record are the
+operator adapter's (its own API, outside the Limits) and other programs'.
 
 Routes with a stricter row in the Limits table (balance history: 60 per minute per credential; batch
 submission: 30 per minute, whose scope the spec does not give, so it is paced for the whole run) get a
-budget of their own on top: ``acquire(credential, method, url)``. Credentials exempt from pacing are
-neither held to nor counted in those budgets.
+budget of their own on top: ``acquire(credential, method, url)``. Credentials exempt from pacing, and
+requests without a credential, are neither held to nor counted in those budgets.
 
 The controller creates the file and hands its path to the workers (``workerinput``) or, for runs
 without xdist, through the ``PAYCONFORM_PACING_DB`` environment variable.
@@ -33,9 +37,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 ENV_VAR = "PAYCONFORM_PACING_DB"
-# The share of each limit the run spends: a margin for requests it does not pace (the CLI's preflight, a
-# few per credential just before the run) and for latency; the window is a second longer than the limiter's.
-FRACTION = 0.95
+# The share of each limit the run spends: all of it, since every request of the run (the CLI's preflight
+# too) is recorded and settled when its answer is in; the window is a second longer than the limiter's.
+FRACTION = 1.0
 ANONYMOUS = "-"
 
 
@@ -135,7 +139,9 @@ class Pacer:
         """Wait until a request with ``credential`` (to ``method url``, when given) fits every budget, record
         it, return seconds waited."""
         cred = credential_id(credential)
-        route = None if cred in self.exempt else self._route(method, url)
+        # no credential: only the per-IP ceiling counts it (the route rows are per credential, or unscoped
+        # but about the submissions of a client the target knows)
+        route = None if cred in self.exempt or cred == ANONYMOUS else self._route(method, url)
         conn = self._conn()
         started = self._clock()
         while True:
@@ -147,6 +153,14 @@ class Pacer:
                     f"pacing: waited {self._clock() - started:.0f}s for a slot under the rate limit; giving up"
                 )
             self._sleep(min(wait, 5.0))
+
+    def settle(self) -> None:
+        """The answer to this thread's last acquired request is in (or it failed): its slot counts from now."""
+        rowid = getattr(self._local, "pending", None)
+        if rowid is None:
+            return
+        self._local.pending = None
+        self._conn().execute("UPDATE sends SET ts = max(ts, ?) WHERE rowid = ?", (self._clock(), rowid))
 
     def _route(self, method: str, url: str) -> RouteLimit | None:
         return next((r for r in self.routes if r.matches(method, url)), None) if method else None
@@ -203,7 +217,8 @@ class Pacer:
             if waits:
                 conn.execute("COMMIT")
                 return max(max(waits), 0.001) + 0.001
-            conn.execute("INSERT INTO sends (ts, cred, bucket) VALUES (?, ?, ?)", (now, cred, route.name if route else ""))
+            self._local.pending = conn.execute("INSERT INTO sends (ts, cred, bucket) VALUES (?, ?, ?)",
+                                               (now, cred, route.name if route else "")).lastrowid
             conn.execute("COMMIT")
             return 0.0
         except BaseException:
@@ -271,6 +286,9 @@ class NoPacer:
     def acquire(self, credential: str | None, method: str = "", url: str = "") -> float:
         return 0.0
 
+    def settle(self) -> None:
+        pass
+
     def least_loaded(self, pool: Iterable[str]) -> str:
         keys = list(pool)
         if not keys:
@@ -291,6 +309,13 @@ class NoPacer:
 
     def close(self) -> None:
         pass
+
+
+def for_target(path: str | Path, target: Any, rate_limit_rows: Iterable[Mapping[str, Any]]) -> Pacer:
+    """The run's pacer on ``path`` for ``target``: its limits, its ``rate_limit_key`` exempt (the rate-limit
+    tests trip its limit on purpose), the routes of the Limits rows (``rate_limit_rows``) budgeted apart."""
+    exempt = [target.credential("rate_limit_key")] if target.credential("rate_limit_key") else []
+    return Pacer(path, target.rate_limit, target.ip_rate_limit, exempt=exempt, routes=route_limits(rate_limit_rows))
 
 
 _current: Pacer | NoPacer | None = None

@@ -233,7 +233,10 @@ class Transport:
             waited = pacer.acquire(credential, method, url)
             _accounting.attempt(credential, pacer.route(method, url), exempt=pacer.exempts(credential),
                                 paced_seconds=waited)
-            ex = self._attempt(method, url, sent, content, params, timeout, op_id, attempts, signer)
+            try:
+                ex = self._attempt(method, url, sent, content, params, timeout, op_id, attempts, signer)
+            finally:
+                pacer.settle()  # the target counted it by now: its slot frees a window from here
             if ex.status != 429:
                 return ex
             _accounting.rate_limited()

@@ -13,9 +13,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import paths
+from .. import pacing, paths
 from ..artifacts import find_leaks
-from ..cost import estimate
+from ..cost import STARTED_VAR, estimate
 from ..target import Target, TargetConfigError, flag_overrides
 from ..tiers import Pace, tier
 from ..target.fields import WEBHOOK_FLAGS
@@ -77,13 +77,13 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
-def _run_pytest(cmd: list[str], stop_after: float | None = None) -> int:
+def _run_pytest(cmd: list[str], stop_after: float | None = None, env: dict[str, str] | None = None) -> int:
     """pytest in its own process group, so that SIGINT or SIGTERM (Ctrl-C, CI runners, `timeout`) reaches
     it and all its xdist workers as one interrupt: the tests stop, the partial report is written, and
     nothing is left running. A second signal kills the group. Answers pytest's exit code, or 128 + signal.
     Still running ``stop_after`` seconds on (the tests in flight at ``--max-duration`` did not end), it is
     interrupted the same way and answers 1: the report holds the tests left as not run."""
-    proc = subprocess.Popen(cmd, env=dict(os.environ), start_new_session=True)
+    proc = subprocess.Popen(cmd, env=dict(os.environ) if env is None else env, start_new_session=True)
     received: list[int] = []
 
     def forward(signum: int, frame: object) -> None:
@@ -128,6 +128,20 @@ def default_max_duration(target: Target, tier_name: str | None) -> float:
     return 2 * estimate(tier(tier_name).planned(pace), pace.keys, target.rate_limit, target.ip_rate_limit) + 600.0
 
 
+def _paced_preflight_blocks(target: Target, pacing_db: str) -> bool:
+    """The preflight, paced and recorded in the run's pacing file (the pytest run spends what is left of the
+    limits, the whole of them, so nothing it sends may go unrecorded)."""
+    from ..contract import run_contract
+
+    pacer = pacing.for_target(pacing_db, target, run_contract().limits.get("rate_limits") or [])
+    pacing.set_current(pacer)
+    try:
+        return preflight_blocks(target)
+    finally:
+        pacing.set_current(None)
+        pacer.close()
+
+
 def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
     """Run pytest over the suites in a subprocess and answer its exit code, gated when asked."""
     started = time.monotonic()
@@ -170,8 +184,12 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
                 target.rate_limit = int(overrides["rate_limit"])
             target.webhooks.update({WEBHOOK_FLAGS[k]: v for k, v in overrides.items() if k in WEBHOOK_FLAGS})
             print(f"payconform: reference server at {target.base_url}", file=sys.stderr)
-        if preflight_blocks(target):
+        pacing_db = os.environ.get(pacing.ENV_VAR) or str(pacing.new_db_path(tmpdir))
+        if _paced_preflight_blocks(target, pacing_db):
             return CANNOT_TEST
+        # after the preflight: its counts are handed over in the environment
+        env = dict(os.environ, **{pacing.ENV_VAR: pacing_db,
+                                  STARTED_VAR: repr(time.time() - (time.monotonic() - started))})
         target.dump(target_file)
 
         report_dir = Path(ns.report_dir) if ns.report_dir else _default_report_dir()
@@ -205,7 +223,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             cmd += ["--max-duration", f"{left:.1f}"]
             stop_after = left + HARD_STOP_GRACE
         cmd += extra
-        code = _run_pytest(cmd, stop_after)
+        code = _run_pytest(cmd, stop_after, env)
         if ns.baseline or ns.warnings_as_errors:
             code = apply_gate(ns, report_dir, target, code)
         elif code == 1:
@@ -238,10 +256,11 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
     finally:
         if server is not None:
             server.stop()
-        try:
-            target_file.unlink()
-        except OSError:
-            pass
+        for leftover in Path(tmpdir).iterdir():  # the target file, the pacing file and its write-ahead log
+            try:
+                leftover.unlink()
+            except OSError:
+                pass
         try:
             os.rmdir(tmpdir)
         except OSError:

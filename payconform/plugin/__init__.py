@@ -6,6 +6,7 @@
   workers;
 - ``markers``: ``req`` and ``needs``, which tests are conformance tests (``is_suite_path``), ``--select``, the
   default timeout and skipping by ``needs``;
+- ``order``: the order tests go to the workers (each module spread over the run, so waits overlap sending);
 - ``recording``: each test's record and its transport from the workers to the controller;
 - ``endings``: how a run ends early (the target stopped answering, ``--max-duration``, an interrupt) and the
   "not run" rows of the tests it left;
@@ -29,6 +30,7 @@ pytest_plugins = [
     "payconform.plugin.options",
     "payconform.plugin.session",
     "payconform.plugin.markers",
+    "payconform.plugin.order",
     "payconform.plugin.recording",
     "payconform.plugin.endings",
     "payconform.plugin.summary",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from .. import redact as _redact
 from .. import results as _results
 from .. import tiers as _tiers
 from ..client import Api
+from ..cost import run_started
 from ..operator import load_operator
 from ..target import Target, TargetConfigError
 from .options import base_url, target_overrides
@@ -56,7 +56,7 @@ class PayconformState:
         self.server: Any = None
         self.collector = _results.ResultCollector()
         self.counts = accounting.RunCounts()
-        self.started = datetime.now(timezone.utc)
+        self.started = run_started()
         self.report_dir: Path | None = None
         self.written: dict[str, Path] = {}
         self._operator: Any = None
@@ -154,9 +154,7 @@ def _configure(state: PayconformState) -> None:
             if not db:
                 db = str(_pacing.new_db_path(state.tmpdir()))
                 state._own_pacing = True
-        pool_exempt = [target.credential("rate_limit_key")] if target.credential("rate_limit_key") else []
-        state.pacer = _pacing.Pacer(db, target.rate_limit, target.ip_rate_limit, exempt=pool_exempt,
-                                    routes=_pacing.route_limits(state.contract.limits.get("rate_limits") or []))
+        state.pacer = _pacing.for_target(db, target, state.contract.limits.get("rate_limits") or [])
         _pacing.set_current(state.pacer)
         if not state.is_worker:
             # the file workers load (overrides applied, env: references kept as references)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 
 import pytest
 
 from payconform import accounting
 from payconform.contract import Contract
-from payconform.cost import cost_line, floor, ratio, run_cost
+from payconform.cost import STARTED_VAR, cost_line, floor, ratio, run_cost, run_started
 from payconform.pacing import ANONYMOUS, credential_id, route_limits
 
 LIMITS = dict(rate_limit=100, ip_rate_limit=2000)
@@ -66,3 +67,24 @@ def test_run_cost_adds_floor_wall_and_ratio() -> None:
     assert cost["by_credential"] == {"api_key": 200}
     line = cost_line(cost)
     assert "requests: 200" in line and "floor 120s" in line and "wall/floor 1.15" in line and "0 unplanned" in line
+
+
+def test_the_floor_counts_the_preflight_the_wall_includes() -> None:
+    """The wall runs from the command's start, so the preflight's requests are in the floor (not in the
+    suite's request count)."""
+    key = "svc_test_" + "a" * 32
+    counts = accounting.RunCounts()
+    for scope, n in (("suites/endpoints/test_a.py::test_a", 180), (accounting.PREFLIGHT, 20)):
+        tally = accounting.new_tally()
+        tally.update(requests=n, credentials={credential_id(key): n})
+        counts.add(scope, tally)
+    target = SimpleNamespace(credentials={"api_key": key}, pool=[key], rate_limit=100, ip_rate_limit=2000)
+    cost = run_cost(counts, target, Contract(requirements={}, limits={"rate_limits": []}), [], 138.0)
+    assert (cost["requests"], cost["floor_seconds"]) == (180, 120.0)
+
+
+def test_the_wall_starts_when_the_command_started(monkeypatch) -> None:
+    monkeypatch.setenv(STARTED_VAR, "1700000000.5")
+    assert run_started().timestamp() == 1700000000.5
+    monkeypatch.setenv(STARTED_VAR, "not a time")
+    assert abs(run_started().timestamp() - time.time()) < 5

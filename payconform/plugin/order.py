@@ -1,0 +1,57 @@
+"""The order tests are handed to workers: each module's tests spread evenly over the run.
+
+A run paced at the floor needs requests ready to go whenever the limits free a slot. Collection order
+runs a module's tests back to back, and the tests of one module tend to wait on the same thing: the
+webhook tests on deliveries (real time, few requests), the batch tests on the batch submission budget
+(30 a minute for the whole run), the fuzz tests on the per-source-IP ceiling. Run together on every worker,
+they leave the budget unused while all workers wait (measured: 10 to 30 s of nothing sent, several times a
+run). Spread, each kind of waiting overlaps with tests that send. A module whose tests share a fixture
+wider than a test (module, class or package scope) stays in one block, so the fixture is made once.
+Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import pytest
+
+from .markers import active_for
+
+T = TypeVar("T")
+_SHARED_SCOPES = {"module", "class", "package"}
+
+
+def spread(groups: Sequence[Sequence[T]], blocks: Sequence[bool] = ()) -> list[T]:
+    """The members of ``groups`` (in collection order), each group's spread evenly over the result: the
+    i-th of n members goes at fraction (i + 0.5) / n of the run; a group flagged in ``blocks`` stays whole,
+    at its own place in the collection order. Ties keep the collection order."""
+    keyed = []
+    for g, members in enumerate(groups):
+        whole = g < len(blocks) and blocks[g]
+        for i, member in enumerate(members):
+            where = (g + 0.5) / len(groups) if whole else (i + 0.5) / len(members)
+            keyed.append((where, g, i, member))
+    keyed.sort(key=lambda k: k[:3])
+    return [k[3] for k in keyed]
+
+
+def _shares_fixtures(item: Any) -> bool:
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
+    return any(d.scope in _SHARED_SCOPES for chain in defs.values() for d in chain)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Spread the conformance tests' modules over the run (every worker computes the same order)."""
+    suite = [i for i in items if active_for(i)]
+    if len(suite) < 2:
+        return
+    by_module: dict[Any, list[pytest.Item]] = {}
+    for item in suite:
+        by_module.setdefault(item.path, []).append(item)
+    groups = list(by_module.values())
+    ordered = spread(groups, [any(_shares_fixtures(i) for i in g) for g in groups])
+    others = [i for i in items if not active_for(i)]
+    items[:] = ordered + others
