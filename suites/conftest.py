@@ -1,5 +1,6 @@
 """Fixtures every part shares on top of the plugin's: the webhook receiver's mailboxes skip, with one
-reason, when the target cannot reach the receiver (`_support/reach.py`)."""
+reason, when the target cannot reach the receiver (`_support/reach.py`); `timed` gives a test whose
+requirement needs only a key the fastest way to let the profile's seconds pass."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 
 from ._support.reach import unreachable
+from ._support.realtime import REAL_TIME, Timed
 
 
 def _reachable(request: pytest.FixtureRequest, server: Any, value: Any) -> Any:
@@ -28,3 +30,17 @@ def webhook_receiver(request: pytest.FixtureRequest, webhook_server, webhook_rec
 def webhook_receiver_factory(request: pytest.FixtureRequest, webhook_server, webhook_receiver_factory):
     """The plugin's mailbox factory, where the target can reach the receiver."""
     return _reachable(request, webhook_server, webhook_receiver_factory)
+
+
+@pytest.fixture
+def timed(request: pytest.FixtureRequest, own_org) -> Timed:
+    """Where a test lets the profile's seconds pass (a batch run's or a payout's timeline). With an operator
+    clock: a fresh organization whose clock is moved, so nothing is waited for. Without one: the target's own
+    organization in real time (`realtime.REAL_TIME`; a wait longer than `REAL_WAIT` skips), never moving the
+    clock of an organization other tests share. The requirement needs only a key either way."""
+    try:
+        clock = request.getfixturevalue("clock")
+        org = request.getfixturevalue("fresh_org")()
+    except pytest.skip.Exception:
+        return Timed(own_org().api, REAL_TIME)
+    return Timed(org.api, clock)

@@ -7,8 +7,12 @@ with `needs clock`.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
+
+from payconform.client import Api
 
 REAL_WAIT = 45.0  # seconds a test may wait in real time when it cannot move the clock
 
@@ -23,3 +27,16 @@ class RealTime:
 
 
 REAL_TIME = RealTime()
+
+
+@dataclass(frozen=True)
+class Timed:
+    """An organization's client and how its time passes there (`advance(org_id, seconds)`): the operator
+    clock of a fresh organization, or `REAL_TIME` on the target's own (the `timed` fixture)."""
+
+    api: Api
+    clock: Any
+
+    @property
+    def org_id(self) -> str:
+        return str(self.api.org_id)

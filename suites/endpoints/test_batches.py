@@ -32,7 +32,7 @@ from .._support.batches import (
     statuses,
 )
 from .._support.payouts import payable_destination
-from .._support.realtime import REAL_TIME
+from .._support.realtime import Timed
 from .._support.types import Unique
 
 
@@ -53,18 +53,19 @@ def test_create_answers_202_with_the_run(api: Api, contract: Contract, unique: U
 
 @pytest.mark.req("BATCH-STATUS-VALUES")
 @pytest.mark.needs("profile")
-def test_every_status_read_is_a_batch_status(api: Api, contract: Contract, unique: Unique) -> None:
+def test_every_status_read_is_a_batch_status(timed: Timed, contract: Contract, unique: Unique) -> None:
     """Read along a whole run (received, validating, awaiting confirmation, completed), every status is one
     of the spec's six."""
+    api, clock = timed.api, timed.clock
     run = create(api, contract, unique)
     timeline, elapsed = profile(contract)["timeline"], 0.0
     seen = [read(api, contract, run.id).json.get("status")]
     for state in ("validating", "awaiting_confirmation"):
-        REAL_TIME.advance(api.org_id, float(timeline[state]) - elapsed)
+        clock.advance(api.org_id, float(timeline[state]) - elapsed)
         elapsed = float(timeline[state])
         seen.append(read(api, contract, run.id).json.get("status"))
     confirm(api, run.id)
-    seen.append(settle(api, REAL_TIME, api.org_id, contract, run, tuple(statuses(contract))).json.get("status"))
+    seen.append(settle(api, clock, api.org_id, contract, run, tuple(statuses(contract))).json.get("status"))
     odd = [s for s in seen if s not in statuses(contract)]
     expect(not odd, f"the run read statuses {seen}; {odd} are not batch statuses {statuses(contract)}")
 
@@ -112,13 +113,14 @@ def test_items_are_the_lines_of_the_run(api: Api, contract: Contract, unique: Un
 
 @pytest.mark.req("BATCH-ITEM-FAILED", "BATCH-ITEMS-STATUS-FILTER", "BATCH-ITEMS")
 @pytest.mark.needs("profile")
-def test_an_invalid_line_is_read_with_the_status_filter(api: Api, contract: Contract, unique: Unique) -> None:
+def test_an_invalid_line_is_read_with_the_status_filter(timed: Timed, contract: Contract, unique: Unique) -> None:
     """Two good lines and one to no payable account: once validated, `status=invalid` lists that one line,
     `invalid` with a non-empty `errors[]`."""
+    api, clock = timed.api, timed.clock
     destination = payable_destination(api, contract, unique)
     lines = [*lines_to(contract, destination, unique, 2), line(contract, NOWHERE, unique("line"))]
     run = create(api, contract, unique, lines)
-    reach(api, REAL_TIME, api.org_id, contract, run, "awaiting_confirmation")
+    reach(api, clock, api.org_id, contract, run, "awaiting_confirmation")
     invalid = lines_of(api, contract, run.id, "invalid")
     expect(len(invalid) == 1, f"status=invalid lists {len(invalid)} items of a run with one invalid line")
     expect(invalid[0].get("status") == "invalid", f"status=invalid lists an item {invalid[0].get('status')!r}")
@@ -148,12 +150,13 @@ def test_a_line_refused_at_creation_is_create_failed(fresh_org, clock, contract:
 
 @pytest.mark.req("BATCH-CONFIRM")
 @pytest.mark.needs("profile")
-def test_confirm_answers_200_or_202(api: Api, contract: Contract, unique: Unique) -> None:
+def test_confirm_answers_200_or_202(timed: Timed, contract: Contract, unique: Unique) -> None:
     """Confirming a run awaiting confirmation answers 200 or 202 (and a second confirm, 409)."""
+    api, clock = timed.api, timed.clock
     run = create(api, contract, unique)
-    reach(api, REAL_TIME, api.org_id, contract, run, "awaiting_confirmation")
+    reach(api, clock, api.org_id, contract, run, "awaiting_confirmation")
     expect_status(confirm(api, run.id), {200, 202}, "confirming a run awaiting confirmation")
-    settle(api, REAL_TIME, api.org_id, contract, run, ("completed",))
+    settle(api, clock, api.org_id, contract, run, ("completed",))
     expect_error(confirm(api, run.id), 409, "PAYOUT_BATCH_NOT_CONFIRMABLE", "confirming a completed run")
 
 

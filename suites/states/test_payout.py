@@ -18,7 +18,7 @@ from payconform.expect import expect, expect_status
 
 from .._support.machines import expect_forward_only, first, path, scenario_rows, walk
 from .._support.payouts import DEFAULT, as_created, create_payout, read_payout, timeline
-from .._support.realtime import REAL_TIME
+from .._support.realtime import Timed
 from .._support.types import Unique
 
 ROWS = scenario_rows()
@@ -70,11 +70,12 @@ def test_accepted_payout_is_pending(api, contract: Contract, unique: Unique) -> 
 
 @pytest.mark.req("PAYOUT-COMPLETED-AT", "PAYOUT-T-COMPLETED")
 @pytest.mark.needs("profile")
-def test_completed_at_is_null_until_completed(api, contract: Contract, unique: Unique) -> None:
+def test_completed_at_is_null_until_completed(timed: Timed, contract: Contract, unique: Unique) -> None:
     """`completedAt` is null on every read before `completed` and an instant from then on: the test's own
     payout on the target's organization, read every step in real time until two reads find it completed."""
+    api, clock = timed.api, timed.clock
     payout_id = create_payout(api, contract, unique).json["payoutId"]
-    readings = walk(api, REAL_TIME, api.org_id, contract, payout_id,
+    readings = walk(api, clock, api.org_id, contract, payout_id,
                     until=lambda rs: sum(r.status == "completed" for r in rs) >= 2)
     done = first(readings, "completed")
     expect(done is not None, f"the payout never completed: {path(readings)}", readings[-1].ex)

@@ -21,7 +21,7 @@ from payconform.expect import expect, expect_error, expect_status
 
 from .._support.batches import cancel, confirm, confirmed, create, paid, reach, read, settle, status
 from .._support.profile import success
-from .._support.realtime import REAL_TIME
+from .._support.realtime import Timed
 from .._support.types import Unique
 
 ROWS = {row["id"]: row for row in run_contract().machine("payout_batch")["rows"]}
@@ -48,10 +48,11 @@ def test_cancel_before_creation_starts(fresh_org, clock, contract: Contract, uni
 @pytest.mark.smoke
 @pytest.mark.req("BATCH-T-CANCEL-AFTER-CREATION", "ERR-PAYOUT-BATCH-NOT-CANCELABLE")
 @pytest.mark.needs("profile")
-def test_cancel_after_creation_began_is_refused(api: Api, contract: Contract, unique: Unique) -> None:
+def test_cancel_after_creation_began_is_refused(timed: Timed, contract: Contract, unique: Unique) -> None:
     """A confirmed run: 409 PAYOUT_BATCH_NOT_CANCELABLE, its status unchanged and its payouts still there."""
+    api, clock = timed.api, timed.clock
     run = create(api, contract, unique)
-    before = confirmed(api, REAL_TIME, api.org_id, contract, run).json.get("status")
+    before = confirmed(api, clock, api.org_id, contract, run).json.get("status")
     expect_error(cancel(api, run.id), 409, AFTER_CREATION["error"], "cancelling a run whose creation began")
     after = status(api, contract, run.id)
     expect(after == before, f"a refused cancel moved the run from {before!r} to {after!r}")
@@ -60,12 +61,13 @@ def test_cancel_after_creation_began_is_refused(api: Api, contract: Contract, un
 
 @pytest.mark.req("BATCH-T-CONFIRM", "BATCH-CONFIRM")
 @pytest.mark.needs("profile")
-def test_confirm_awaiting_confirmation_begins_creation(api: Api, contract: Contract, unique: Unique) -> None:
+def test_confirm_awaiting_confirmation_begins_creation(timed: Timed, contract: Contract, unique: Unique) -> None:
     """Confirm in `awaiting_confirmation` answers 200 or 202, and every line becomes a payout."""
+    api, clock = timed.api, timed.clock
     run = create(api, contract, unique, n=2)
-    reach(api, REAL_TIME, api.org_id, contract, run, CONFIRM["from"][0])
+    reach(api, clock, api.org_id, contract, run, CONFIRM["from"][0])
     expect_status(confirm(api, run.id), set(CONFIRM["statuses"]), "confirming a run awaiting confirmation")
-    settle(api, REAL_TIME, api.org_id, contract, run, ("completed",))
+    settle(api, clock, api.org_id, contract, run, ("completed",))
     made = sorted(str(p.get("reference")) for p in paid(api, contract, run))
     expect(made == sorted(run.references),
            f"after the confirm the payouts with the run's references are {made}, expected {sorted(run.references)}")
