@@ -236,26 +236,26 @@ def _(ref: Reference) -> None:
         return original(call)
 
 
-@mutant("payments-limit-above-100-becomes-20", reqs=["LIMIT-PAY-CLAMP-HIGH"],
-        doc="A `limit` above 100 on GET /links/{linkId}/payments becomes 20 instead of 100.")
-def _(ref: Reference) -> None:
+def _limit_above_100_becomes(ref: Reference, value: str) -> None:
+    """GET /links/{linkId}/payments takes a `limit` above 100 as ``value`` instead of 100."""
     @around(ref, "listCheckoutPayments")
     def _(original: Handler, call: Call) -> Reply:
         raw = call.query_params.get("limit") or ""
         if raw.isdigit() and int(raw) > 100:
-            _with_query(call, limit="20")
+            _with_query(call, limit=value)
         return original(call)
+
+
+@mutant("payments-limit-above-100-becomes-20", reqs=["LIMIT-PAY-CLAMP-HIGH"],
+        doc="A `limit` above 100 on GET /links/{linkId}/payments becomes 20 instead of 100.")
+def _(ref: Reference) -> None:
+    _limit_above_100_becomes(ref, "20")
 
 
 @mutant("payments-limit-above-100-becomes-50", reqs=["LIMIT-PAY-CLAMP-HIGH"],
         doc="A `limit` above 100 on GET /links/{linkId}/payments becomes 50 instead of 100.")
 def _(ref: Reference) -> None:
-    @around(ref, "listCheckoutPayments")
-    def _(original: Handler, call: Call) -> Reply:
-        raw = call.query_params.get("limit") or ""
-        if raw.isdigit() and int(raw) > 100:
-            _with_query(call, limit="50")
-        return original(call)
+    _limit_above_100_becomes(ref, "50")
 
 
 @mutant("scenario-table-without-chargeback", reqs=["SBX-SCENARIOS"],
