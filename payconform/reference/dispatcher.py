@@ -20,9 +20,17 @@ disabled with `auto_disabled_after_failures`, and `webhook_endpoint.disabled` go
 Before sending, each run applies the state changes that fell due (`background.py`), so their events are
 recorded (and sent) although nobody read the payout, payment or approval.
 
-Patch points for mutants (attributes of this instance): `ladder`, `jitter`, `timeout`, `serialize`,
-`timestamp`, `signed_content`, `headers`, `secrets_for`, `is_success`, `disable_unhealthy`, `announce`,
-`settle_due`, and the hooks `after_attempt(client, delivery)` (after each attempt of a run) and
+A run sends to up to `concurrency` endpoints at once, each endpoint's due deliveries one after another in
+order, endpoints without recent failures first, each attempt bounded by `connect_timeout` and `timeout`. When
+an endpoint does not answer at all (refused, unreachable, timed out), its other due deliveries of the run fail
+with the same error without being sent, and are retried on the ladder. So an organization holding endpoints
+whose receivers are gone (earlier test runs' loopback ports) costs a run one attempt per such endpoint, and
+its live endpoints still get their deliveries within the 15-second bound.
+
+Patch points for mutants (attributes of this instance): `ladder`, `jitter`, `timeout`, `connect_timeout`,
+`concurrency`, `serialize`, `timestamp`, `signed_content`, `headers`, `secrets_for`, `is_success`,
+`disable_unhealthy`, `announce`, `settle_due`, and the hooks `after_attempt(client, delivery)` (after each
+attempt of a run; one endpoint's attempts come in order, other endpoints' may interleave) and
 `end_of_run(client)` (after its last), which may send more with `request(delivery)`.
 """
 
@@ -87,6 +95,8 @@ class Dispatcher:
         self.ladder: tuple[float, ...] = LADDER
         self.jitter = 0.2
         self.timeout = 5.0
+        self.connect_timeout = 2.0
+        self.concurrency = 16
         self.serialize = serialize
         self.signed_content = signed_content
         self.headers = delivery_headers
@@ -121,16 +131,44 @@ class Dispatcher:
             self._lock = asyncio.Lock()
         async with self._lock:
             self.settle_due(org_id)
-            attempted = 0
-            async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
-                for delivery in self._due(org_id):
-                    await self._attempt(client, delivery)
-                    await self.after_attempt(client, delivery)
-                    attempted += 1
+            gate = asyncio.Semaphore(self.concurrency)
+            timeout = httpx.Timeout(self.timeout, connect=min(self.connect_timeout, self.timeout))
+            limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
+            async with httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False) as client:
+                counts = await asyncio.gather(*(self._send_queue(client, gate, queue)
+                                                for queue in self._queues(self._due(org_id))))
                 await self.end_of_run(client)
             with self.ref.store.tx():
                 self.disable_unhealthy(org_id)
-            return attempted
+            return sum(counts)
+
+    def _queues(self, due: list[sqlite3.Row]) -> list[list[sqlite3.Row]]:
+        """The due deliveries per endpoint, each in the order given; endpoints without failures first."""
+        queues: dict[str, list[sqlite3.Row]] = {}
+        for delivery in due:
+            queues.setdefault(delivery["endpoint_id"], []).append(delivery)
+        failing = {r["id"] for r in self.ref.store.all(
+            "SELECT id FROM webhook_endpoints WHERE consecutive_failures > 0 AND id IN"
+            f" ({','.join('?' * len(queues))})", tuple(queues))} if queues else set()
+        return sorted(queues.values(), key=lambda queue: queue[0]["endpoint_id"] in failing)
+
+    async def _send_queue(self, client: httpx.AsyncClient, gate: asyncio.Semaphore,
+                          queue: list[sqlite3.Row]) -> int:
+        """One endpoint's due deliveries in order; once nobody answers, the rest fail with that error unsent
+        (retried on the ladder like any failed attempt). How many were attempted."""
+        async with gate:
+            for sent, delivery in enumerate(queue, start=1):
+                unanswered = await self._attempt(client, delivery)
+                await self.after_attempt(client, delivery)
+                if unanswered is not None:
+                    self._fail_unsent(queue[sent:], unanswered)
+                    break
+        return len(queue)
+
+    def _fail_unsent(self, deliveries: list[sqlite3.Row], error: str) -> None:
+        with self.ref.store.tx():
+            for delivery in deliveries:
+                self._record(delivery, self.ref.clock.now(delivery["org_id"]), error)
 
     def _due(self, org_id: str | None) -> list[sqlite3.Row]:
         store = self.ref.store
@@ -166,22 +204,26 @@ class Dispatcher:
         signatures = [sign(secret, content) for secret in self.secrets_for(endpoint, now)]
         return endpoint, body, self.headers(envelope["id"], timestamp, signatures, envelope["apiVersion"])
 
-    async def _attempt(self, client: httpx.AsyncClient, delivery: sqlite3.Row) -> None:
+    async def _attempt(self, client: httpx.AsyncClient, delivery: sqlite3.Row) -> str | None:
+        """One attempt, recorded; its error when nobody answered (refused, unreachable, timed out), else None."""
         ref = self.ref
         endpoint, body, headers = self.request(delivery)
-        error = None
+        error, unanswered = None, None
         try:
             answer = await client.post(endpoint["url"], content=body, headers=headers)
             if not self.is_success(answer.status_code):
                 error = f"HTTP {answer.status_code}"
+        except httpx.ConnectTimeout:
+            error = unanswered = f"no connection within {min(self.connect_timeout, self.timeout):g} s"
         except httpx.TimeoutException:
-            error = f"timeout after {self.timeout:g} s"
+            error = unanswered = f"timeout after {self.timeout:g} s"
         except httpx.HTTPError as exc:
-            error = f"connection failed: {type(exc).__name__}"
+            error = unanswered = f"connection failed: {type(exc).__name__}"
         with ref.store.tx():
-            self._record(delivery, endpoint, ref.clock.now(delivery["org_id"]), error)
+            self._record(delivery, ref.clock.now(delivery["org_id"]), error)
+        return unanswered
 
-    def _record(self, delivery: sqlite3.Row, endpoint: sqlite3.Row, now: datetime, error: str | None) -> None:
+    def _record(self, delivery: sqlite3.Row, now: datetime, error: str | None) -> None:
         store, at = self.ref.store, iso(now)
         attempts = delivery["attempts"] + 1
         if error is None:
@@ -189,7 +231,7 @@ class Dispatcher:
                       " last_attempt_at = ?, last_error = NULL, updated_at = ? WHERE id = ?",
                       (attempts, at, at, delivery["id"]))
             store.run("UPDATE webhook_endpoints SET consecutive_failures = 0, last_success_at = ? WHERE id = ?",
-                      (at, endpoint["id"]))
+                      (at, delivery["endpoint_id"]))
             return
         retry = attempts - 1  # retries already made
         if retry < len(self.ladder):
@@ -201,7 +243,7 @@ class Dispatcher:
                   " last_error = ?, updated_at = ? WHERE id = ?",
                   (status, attempts, next_at, at, error, at, delivery["id"]))
         store.run("UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1, last_failure_at = ?"
-                  " WHERE id = ?", (at, endpoint["id"]))
+                  " WHERE id = ?", (at, delivery["endpoint_id"]))
 
     def _disable_unhealthy(self, org_id: str | None) -> None:
         """Disable every endpoint with three dead deliveries and no accepted one for five days (since its

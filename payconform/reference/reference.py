@@ -38,9 +38,9 @@ Reference *instance*, never module globals. The patch points:
   ``check_line``, ``counts``, ``settle``, ``run``, ``cancel``, ``approval_pending``.
 - ``ref.events`` - the event store (``events.py``): ``record(org_id, mode, type, data, now)``, ``envelope``,
   ``feed``, ``active``, ``replayable``, ``requeue``, ``resume``; ``ref.dispatcher`` - webhook deliveries
-  (``dispatcher.py``): ``ladder``, ``jitter``, ``timeout``, ``timestamp``, ``signed_content``, ``headers``,
-  ``secrets_for``, ``disable_unhealthy``, ``announce``, and the hooks ``after_attempt`` and ``end_of_run``,
-  which may send more with ``request(delivery)``.
+  (``dispatcher.py``): ``ladder``, ``jitter``, ``timeout``, ``connect_timeout``, ``concurrency``, ``timestamp``,
+  ``signed_content``, ``headers``, ``secrets_for``, ``disable_unhealthy``, ``announce``, and the hooks
+  ``after_attempt`` and ``end_of_run``, which may send more with ``request(delivery)``.
 - ``ref.audit`` - ``record(...)``.
 - ``ref.new_org_id() -> str`` - the id of an organization the operator creates (CUID-shaped).
 - ``ref.render_error(err, request_id) -> dict`` - the error body.

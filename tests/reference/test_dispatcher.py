@@ -1,0 +1,103 @@
+"""The webhook dispatcher with an organization that holds many endpoints nobody answers at (earlier test runs'
+loopback receivers, gone): a live endpoint still gets its deliveries at once, in order, and each dead
+endpoint costs the run one attempt (Events > Delivery and retries: "a delivery lands within about 15 seconds")."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from payconform.reference.clock import iso
+from payconform.reference.reference import Reference
+
+from .helpers import Org
+
+SANDBOX = "/payments/organizations/{orgId}/sandbox/webhook-endpoints"
+DEAD, SILENT, EVENTS = 60, 3, 20
+
+
+class Live:
+    """A receiver that answers 204 and notes when each delivery arrived."""
+
+    def __init__(self) -> None:
+        self.arrivals: list[tuple[float, str]] = []
+        arrivals = self.arrivals
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                arrivals.append((time.monotonic(), self.headers["whk-id"]))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *_: object) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/live"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.fixture
+def live() -> Iterator[Live]:
+    receiver = Live()
+    yield receiver
+    receiver.server.shutdown()
+    receiver.server.server_close()
+
+
+@pytest.fixture
+def silent() -> Iterator[list[socket.socket]]:
+    """Ports that accept connections (the kernel's backlog) and never answer: each attempt times out."""
+    sockets = [socket.create_server(("127.0.0.1", 0), backlog=64) for _ in range(SILENT)]
+    yield sockets
+    for s in sockets:
+        s.close()
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _register(org: Org, url: str) -> str:
+    answer = org.call("POST", SANDBOX, json={"url": url, "events": []})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["id"]
+
+
+def test_dead_endpoints_do_not_delay_a_live_one(ref: Reference, org: Org, live: Live,
+                                                silent: list[socket.socket]) -> None:
+    ref.dispatcher.interval = 3600.0  # only the run below sends
+    dead = [_register(org, f"http://127.0.0.1:{_closed_port()}/hooks/gone") for _ in range(DEAD)]
+    dead += [_register(org, f"http://127.0.0.1:{s.getsockname()[1]}/hooks/silent") for s in silent]
+    live_id = _register(org, live.url)  # registered last: it waits behind every dead one in a sequential run
+    now = ref.clock.now(org.id) - timedelta(seconds=1)
+    with ref.store.tx():
+        event_ids = [ref.events.record(org.id, "test", "payout.pending", {"id": f"po_{i}"}, now)
+                     for i in range(EVENTS)]
+
+    started = time.monotonic()
+    attempted = asyncio.run(ref.dispatcher.run(org.id))
+    elapsed = time.monotonic() - started
+
+    assert attempted == EVENTS * (len(dead) + 1)
+    assert [event_id for _, event_id in live.arrivals] == event_ids  # all of them, in sequence order
+    last = live.arrivals[-1][0] - started
+    assert last < 2.0, f"the live endpoint's last delivery came {last:.1f} s into the run"
+    assert elapsed < ref.dispatcher.timeout + 3.0, f"the run took {elapsed:.1f} s: dead endpoints cost more than one attempt"
+    rows = ref.store.all("SELECT endpoint_id, status, attempts, next_attempt_at, last_error FROM webhook_deliveries"
+                         " WHERE org_id = ?", (org.id,))
+    assert {r["status"] for r in rows if r["endpoint_id"] == live_id} == {"succeeded"}
+    failed = [r for r in rows if r["endpoint_id"] != live_id]
+    assert len(failed) == EVENTS * len(dead)
+    assert all(r["status"] == "failed" and r["attempts"] == 1 and r["last_error"] for r in failed)
+    assert all(r["next_attempt_at"] > iso(ref.clock.now(org.id)) for r in failed)  # retried on the ladder
