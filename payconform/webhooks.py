@@ -187,8 +187,10 @@ class Receiver:
         self._thread = threading.Thread(target=self._server.serve_forever, name="webhook-receiver", daemon=True)
         self._thread.start()
 
-    def mailbox(self) -> Mailbox:
-        path = "/hooks/" + secrets.token_hex(8)
+    def mailbox(self, path: str | None = None) -> Mailbox:
+        """A fresh mailbox at a new path, or at `path` (an earlier mailbox's): it takes that address over, so an
+        endpoint registered once (a sandbox endpoint cannot be deleted with a key) serves test after test."""
+        path = path or "/hooks/" + secrets.token_hex(8)
         box = Mailbox(path, self.base_url + path)
         with self._lock:
             self._boxes[path] = box

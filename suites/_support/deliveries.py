@@ -1,6 +1,11 @@
 """Webhook deliveries to this test's mailbox: registering it, waiting for deliveries, and the checks every
 delivery must pass (Events > Delivery headers, Event envelope).
 
+A test whose check is not about registering gets this worker's one sandbox endpoint (`reused`), registered
+on first use: a sandbox endpoint cannot be deleted with a key (Endpoints > Sandbox webhooks: register and read
+deliveries only), so a run that registered one per test would leave the organization one per test, each
+pointing at a receiver that is gone once the run ends.
+
 A delivery is waited for by polling the mailbox; where the target has an operator clock, each poll first
 moves the organization's clock by zero seconds, which makes the reference's dispatcher run at once (a
 target without a clock is simply polled for up to `DISPATCH_WAIT` seconds: "a delivery lands within about
@@ -16,14 +21,16 @@ from typing import Any
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status, fail
-from payconform.webhooks import Delivery, Mailbox, SignatureError, verify
+from payconform.webhooks import Delivery, Mailbox, Receiver, SignatureError, verify
 
+from .events import opt_in_types
 from .instants import is_utc_instant
 from .profile import items, success
 
 DISPATCH_WAIT = 25.0
 FLUSHED_WAIT = 5.0  # with a clock every poll runs the dispatcher: what is due arrives at once
 Flush = Callable[[], Any] | None
+_reused: dict[tuple[str, str], tuple[dict, str, str]] = {}  # (receiver, organization) -> endpoint, secret, path
 
 
 def register(api: Api, contract: Contract, box: Mailbox, events: list[str] | None = None) -> tuple[dict, str]:
@@ -36,6 +43,20 @@ def register(api: Api, contract: Contract, box: Mailbox, events: list[str] | Non
     expect(isinstance(secret, str) and secret.startswith("whsec_"),
            f"the registration answer carries no `whsec_` secret (secret: {str(secret)[:10]!r}...)", ex)
     return body, secret
+
+
+def reused(api: Api, contract: Contract, server: Receiver) -> tuple[dict, str, Mailbox]:
+    """This worker's sandbox endpoint in `api`'s organization, opted in to every checkout-payment event
+    (payout, batch, approval and endpoint events reach it by default), registered on first use: (endpoint,
+    secret, a fresh mailbox at its address for this test). Earlier tests' late deliveries may reach the mailbox
+    too, as other workers' events do: tests find theirs by what they made."""
+    key = (server.base_url, api.org_id)
+    if key not in _reused:
+        box = server.mailbox()
+        endpoint, secret = register(api, contract, box, opt_in_types())
+        _reused[key] = (endpoint, secret, box.path)
+    endpoint, secret, path = _reused[key]
+    return endpoint, secret, server.mailbox(path)
 
 
 def endpoints_listed(api: Api, contract: Contract) -> tuple[dict[str, dict[str, Any]], Exchange]:

@@ -1,7 +1,7 @@
 """Fixtures of the events suite: `flusher(org_id)` -> a callable that runs the target's dispatcher now (a
 zero advance of that organization's operator clock), or None when the target has no clock; `stage` -> a
 `_support.drive.Stage` (an organization with this test's mailbox registered, opted in to every checkout-payment
-event, and time under the test's control)."""
+event, and time under the test's control; on the target's own organization, the worker's reused endpoint)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from payconform.contract import Contract
 from payconform.webhooks import Mailbox
 
-from .._support.deliveries import register
+from .._support.deliveries import register, reused
 from .._support.drive import Stage
 from .._support.events import opt_in_types
 
@@ -47,8 +47,10 @@ def stage(request: pytest.FixtureRequest, contract: Contract, unique: Any, webho
     if operator is not None and clock is not None:
         org = request.getfixturevalue("fresh_org")(scopes=ALL_SCOPES)
         api, org_id, key = org.api, org.org_id, (lambda name: org.api)
+        endpoint, secret = register(api, contract, webhook_receiver, opt_in_types())
+        box = webhook_receiver
     else:
         api, api_as = request.getfixturevalue("api"), request.getfixturevalue("api_as")
         org_id, key = api.org_id, api_as
-    endpoint, secret = register(api, contract, webhook_receiver, opt_in_types())
-    return Stage(api, org_id, contract, unique, webhook_receiver, secret, endpoint, clock, operator, key)
+        endpoint, secret, box = reused(api, contract, request.getfixturevalue("webhook_server"))
+    return Stage(api, org_id, contract, unique, box, secret, endpoint, clock, operator, key)

@@ -1,8 +1,8 @@
 """Events > Delivery headers, Event envelope, the event feed: checks on a real delivery, with a test key only.
 
-A sandbox endpoint is registered for this test's mailbox, a payout is created, and its `payout.pending`
-delivery is checked: signature over the raw bytes with the secret returned at registration (our strict
-verifier, our clock), timestamp window, `whk-id` = body `id` = feed row, `Svc-Webhook-Version` = body
+The worker's sandbox endpoint (registered once) delivers to this test's mailbox, a payout is created, and its
+`payout.pending` delivery is checked: signature over the raw bytes with the secret returned at registration
+(our strict verifier, our clock), timestamp window, `whk-id` = body `id` = feed row, `Svc-Webhook-Version` = body
 `apiVersion` (integer 1), `livemode: false`, the type among the 22, `data` the flat `WebhookPayout`, and the
 same event object in the feed. The feed is read from just before the delivered event (`since` is a decimal
 `sequence`, so `since = sequence - 1` is the last point strictly before it).
@@ -20,7 +20,7 @@ from payconform.expect import expect
 from payconform.webhooks import Delivery, Mailbox
 
 from .._support.answers import by_id, contains
-from .._support.deliveries import about, parsed, register, verified, wait_for
+from .._support.deliveries import about, parsed, reused, verified, wait_for
 from .._support.events import event_types, feed
 from .._support.instants import is_utc_instant
 from .._support.payouts import create_payout, payout_problems
@@ -39,15 +39,16 @@ class Pending:
 
 
 @pytest.fixture
-def pending(api, contract: Contract, unique, webhook_receiver: Mailbox, flusher) -> Pending:
-    """A sandbox endpoint for this test's mailbox and the first delivery about a new payout."""
-    _, secret = register(api, contract, webhook_receiver)
+def pending(api, contract: Contract, unique, webhook_receiver: Mailbox, webhook_server, flusher) -> Pending:
+    """The worker's sandbox endpoint, this test's mailbox at it, and the first delivery about a new payout
+    (`webhook_receiver` skips the test when the target cannot reach the receiver)."""
+    _, secret, box = reused(api, contract, webhook_server)
     ex = create_payout(api, contract, unique)
     payout_id = ex.json["payoutId"]
-    seen = wait_for(webhook_receiver, lambda ds: any(about(d, "payoutId", payout_id) for d in ds),
+    seen = wait_for(box, lambda ds: any(about(d, "payoutId", payout_id) for d in ds),
                     flusher(api.org_id), f"an event about payout {payout_id}")
     delivery = next(d for d in seen if about(d, "payoutId", payout_id))
-    return Pending(webhook_receiver, secret, ex.json, ex.request.json, delivery, parsed(delivery))
+    return Pending(box, secret, ex.json, ex.request.json, delivery, parsed(delivery))
 
 
 def _feed_row(api, event: dict[str, Any]) -> dict[str, Any] | None:

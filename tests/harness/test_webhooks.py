@@ -93,3 +93,16 @@ def test_an_event_of_an_unknown_type_is_accepted_outside_the_script() -> None:
         assert [httpx.post(box.url, content=body).status_code for body in bodies] == [204, 500, 204]
     finally:
         receiver.close()
+
+
+def test_a_mailbox_can_take_over_an_earlier_mailboxs_address() -> None:
+    receiver = Receiver()
+    try:
+        first = receiver.mailbox()
+        assert httpx.post(first.url, content=b"1").status_code == 204
+        second = receiver.mailbox(first.path)
+        assert second.url == first.url
+        assert httpx.post(first.url, content=b"2").status_code == 204
+        assert [d.body for d in first.snapshot()] == [b"1"] and [d.body for d in second.snapshot()] == [b"2"]
+    finally:
+        receiver.close()
