@@ -15,7 +15,9 @@
   (``payconform.accounting``);
 - reports each attempt to the run's ``payconform.breaker`` and, once it has tripped (the target stopped
   answering), sends nothing more;
-- appends each attempt, redacted and truncated, to the current test's transcript.
+- appends each attempt, redacted and truncated, to the current test's transcript;
+- hands each request's final ``Exchange`` to this process's observers (``observe``): the suites note there
+  what a run created, to remove it at the end.
 
 A hang, a dropped connection, garbage, an answer past the deadline or over the cap raises ``TargetError``
 (an ``AssertionError``) naming what happened, the request line and the x-request-id.
@@ -50,7 +52,20 @@ MAX_RETRY_AFTER = 65.0
 CREDENTIAL_PREFIXES = ("svc_test_", "svc_live_", "akid_test_", "akid_live_")
 _NO_BODY: Any = object()
 
-__all__ = ["Exchange", "RequestInfo", "SafetyError", "TargetError", "Transport", "new_idempotency_key"]
+__all__ = ["Exchange", "RequestInfo", "SafetyError", "TargetError", "Transport", "new_idempotency_key", "observe"]
+_observers: list[Callable[[Exchange], None]] = []
+
+
+def observe(observer: Callable[[Exchange], None]) -> None:
+    """Have ``observer`` see every request's final exchange in this process (once; it must not raise)."""
+    if observer not in _observers:
+        _observers.append(observer)
+
+
+def _observed(ex: Exchange) -> Exchange:
+    for observer in _observers:
+        observer(ex)
+    return ex
 
 
 class TargetError(AssertionError):
@@ -238,10 +253,10 @@ class Transport:
             finally:
                 pacer.settle()  # the target counted it by now: its slot frees a window from here
             if ex.status != 429:
-                return ex
+                return _observed(ex)
             _accounting.rate_limited()
             if attempts > retries:
-                return ex
+                return _observed(ex)
             seconds = retry_after(ex.headers)
             _accounting.waited(seconds)
             pacer.hold(credential, seconds)  # every worker waits it out, not only this one

@@ -1,6 +1,7 @@
 """Fixtures every part shares on top of the plugin's: the webhook receiver's mailboxes skip, with one
 reason, when the target cannot reach the receiver (`_support/reach.py`); `timed` gives a test whose
-requirement needs only a key the fastest way to let the profile's seconds pass."""
+requirement needs only a key the fastest way to let the profile's seconds pass. Each worker notes the rows its
+tests create and removes what the API can remove when its tests are over (`_support/leftovers.py`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from typing import Any
 
 import pytest
 
+from payconform.plugin.session import get_state
+from payconform.transport import observe
+
+from ._support.leftovers import LEFTOVERS
 from ._support.reach import unreachable
 from ._support.realtime import REAL_TIME, Timed
 
@@ -44,3 +49,19 @@ def timed(request: pytest.FixtureRequest, own_org) -> Timed:
     except pytest.skip.Exception:
         return Timed(own_org().api, REAL_TIME)
     return Timed(org.api, clock)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    observe(LEFTOVERS.note)
+
+
+@pytest.hookimpl(tryfirst=True)  # before the plugin hands this worker's request counts over: the sweep counts
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    state = get_state(session.config)
+    if state.target is None or not state.target.pool or not LEFTOVERS.rows:
+        return
+    api = state.make_api(state.target.pool[0])
+    try:
+        LEFTOVERS.sweep(api)
+    finally:
+        api.close()

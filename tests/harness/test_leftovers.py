@@ -1,0 +1,73 @@
+"""What a run made and the API can remove (`suites/_support/leftovers.py`): noted from each exchange, removed at
+the end with one request per row, in the target's organization only, never failing."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from suites._support.leftovers import Leftovers
+
+BASE = "http://127.0.0.1:1/business/api/v1"
+ORG, OTHER = "org_mine", "org_other"
+
+
+def _ex(op_id: str, path: str, answer: Any = None, sent: Any = None, status: int = 200) -> Any:
+    request = SimpleNamespace(url=BASE + path + "?x=1", json=sent)
+    return SimpleNamespace(op_id=op_id, status=status, json=answer, request=request)
+
+
+class FakeApi:
+    org_id = ORG
+
+    def __init__(self, refuse: set[str] = frozenset(), broken: bool = False) -> None:
+        self.calls: list[tuple[str, dict]] = []
+        self.refuse, self.broken = refuse, broken
+
+    def op(self, op_id: str, **kw: Any) -> Any:
+        if self.broken:
+            raise AssertionError("the target stopped answering")
+        self.calls.append((op_id, kw))
+        return SimpleNamespace(status=409 if op_id in self.refuse else 200)
+
+
+def _made(left: Leftovers) -> None:
+    products = f"/checkout/organizations/{ORG}/products"
+    links = f"/checkout/organizations/{ORG}/links"
+    for n in range(1, 5):
+        left.note(_ex("createCheckoutProduct", products, {"id": f"prod_{n}"}, status=201))
+    left.note(_ex("createCheckoutLink", links, {"id": "lnk_draft", "status": "draft"}, {"productId": "prod_1"}, 201))
+    left.note(_ex("createCheckoutLink", links, {"id": "lnk_sent", "status": "sent"},
+                  {"items": [{"productId": "prod_2", "quantity": 1}]}, 201))
+    left.note(_ex("createCheckoutLink", links, {"id": "lnk_published", "status": "draft"}, {"productId": "prod_1"}, 201))
+    left.note(_ex("publishCheckoutLink", f"{links}/lnk_published/publish", {"id": "lnk_published"}))
+    left.note(_ex("updateCheckoutProduct", f"{products}/prod_3", {"id": "prod_3"}, {"archived": True}))
+    left.note(_ex("createCheckoutProduct", products, {"id": "prod_refused"}, status=409))
+    left.note(_ex("createBeneficiary", f"/recipients/{ORG}", {"id": "rcp_1"}, status=201))
+    left.note(_ex("createBeneficiary", f"/recipients/{ORG}", {"id": "rcp_gone"}, status=201))
+    left.note(_ex("deleteBeneficiary", f"/recipients/{ORG}/rcp_gone", {}))
+    left.note(_ex("createBeneficiary", f"/recipients/{OTHER}", {"id": "rcp_other"}, status=201))
+    left.note(_ex("createBeneficiary", f"/recipients/{ORG}", "not json", status=201))
+
+
+def test_the_sweep_removes_what_the_api_allows_once_each() -> None:
+    left, api = Leftovers(), FakeApi()
+    _made(left)
+    assert left.sweep(api) == 5  # type: ignore[arg-type]
+    assert api.calls == [
+        ("deleteCheckoutLink", {"linkId": "lnk_draft"}),
+        ("updateCheckoutProduct", {"productId": "prod_1", "json": {"archived": True}}),
+        ("updateCheckoutProduct", {"productId": "prod_2", "json": {"archived": True}}),
+        ("deleteCheckoutProduct", {"productId": "prod_4"}),
+        ("deleteBeneficiary", {"recipientId": "rcp_1"}),
+    ]
+    assert left.sweep(api) == 0 and len(api.calls) == 5  # type: ignore[arg-type]
+
+
+def test_a_refused_delete_archives_and_a_dead_target_ends_the_sweep_quietly() -> None:
+    left, api = Leftovers(), FakeApi(refuse={"deleteCheckoutProduct"})
+    left.note(_ex("createCheckoutProduct", f"/checkout/organizations/{ORG}/products", {"id": "prod_x"}, status=201))
+    assert left.sweep(api) == 2  # type: ignore[arg-type]
+    assert [c[0] for c in api.calls] == ["deleteCheckoutProduct", "updateCheckoutProduct"]
+    _made(left)
+    assert left.sweep(FakeApi(broken=True)) == 0  # type: ignore[arg-type]
