@@ -17,7 +17,7 @@ from payconform.expect import expect, expect_error, expect_status
 from payconform.webhooks import Mailbox
 
 from .._support.answers import DASHBOARD_REFUSALS
-from .._support.deliveries import about, endpoints_listed, register, wait_for
+from .._support.deliveries import about, endpoints_listed, register, reused, wait_for
 from .._support.events import event_types
 from .._support.payouts import create_payout
 
@@ -57,11 +57,11 @@ def _instant(value: object) -> datetime:
 
 @pytest.mark.req("WH-SBX-DELIVERIES", "WH-DELIVERIES-LIST", "WH-DELIVERY-NO-PAYLOAD")
 @pytest.mark.needs("api_key", "profile", "webhook_receiver")
-def test_deliveries_are_a_sorted_bare_array_without_payload(api, contract: Contract, unique,
-                                                            webhook_receiver: Mailbox, flusher) -> None:
-    endpoint, _ = register(api, contract, webhook_receiver)
+def test_deliveries_are_a_sorted_bare_array_without_payload(api, contract: Contract, unique, webhook_receiver: Mailbox,
+                                                            webhook_server, flusher) -> None:
+    endpoint, _, box = reused(api, contract, webhook_server)
     ids = [create_payout(api, contract, unique).json["payoutId"] for _ in range(3)]
-    wait_for(webhook_receiver, lambda ds: all(any(about(d, "payoutId", i) for d in ds) for i in ids),
+    wait_for(box, lambda ds: all(any(about(d, "payoutId", i) for d in ds) for i in ids),
              flusher(api.org_id), "the events of three payouts")
     for op_id in ("listSandboxWebhookDeliveries", "listWebhookEndpointDeliveries"):
         ex = api.op(op_id, endpointId=endpoint["id"])
@@ -81,16 +81,17 @@ def test_deliveries_are_a_sorted_bare_array_without_payload(api, contract: Contr
 @pytest.mark.needs("api_key", "webhook_receiver")
 @pytest.mark.parametrize("op_id", ["createWebhookEndpoint", "deleteWebhookEndpoint", "setWebhookEndpointEnabled",
                                    "rotateWebhookEndpointSecret", "replayWebhookDeliveries"])
-def test_management_routes_refuse_an_api_key(api, contract: Contract, webhook_receiver: Mailbox, op_id: str) -> None:
-    endpoint, _ = register(api, contract, webhook_receiver)
+def test_management_routes_refuse_an_api_key(api, contract: Contract, webhook_receiver: Mailbox, webhook_server,
+                                             op_id: str) -> None:
+    endpoint, _, box = reused(api, contract, webhook_server)
     if op_id == "createWebhookEndpoint":
-        ex = api.op(op_id, json={"url": webhook_receiver.url, "events": []})
+        ex = api.op(op_id, json={"url": box.url, "events": []})
     else:
         ex = api.op(op_id, endpointId=endpoint["id"], json=contract.operation(op_id).get("body"))
     expect(ex.status in DASHBOARD_REFUSALS, f"{op_id} with an API key answered {ex.status}, not a refusal "
            f"{sorted(DASHBOARD_REFUSALS)} (dashboard-session only; the status is not shown)", ex)
     listed = _endpoints(api)
-    expect(endpoint["id"] in listed and len([e for e in listed.values() if e.get("url") == webhook_receiver.url]) == 1,
+    expect(endpoint["id"] in listed and len([e for e in listed.values() if e.get("url") == box.url]) == 1,
            f"{op_id} refused with an API key still changed the endpoints")
 
 
@@ -108,8 +109,9 @@ def test_deliveries_refused_without_developer_tools(fresh_org, operator, contrac
 
 @pytest.mark.req("WH-SBX-DELIVERIES-LIVE-KEY")
 @pytest.mark.needs("api_key", "live_key", "webhook_receiver")
-def test_deliveries_refuse_a_live_key(api, api_as, contract: Contract, webhook_receiver: Mailbox) -> None:
-    endpoint, _ = register(api, contract, webhook_receiver)
+def test_deliveries_refuse_a_live_key(api, api_as, contract: Contract, webhook_receiver: Mailbox,
+                                      webhook_server) -> None:
+    endpoint, _, _ = reused(api, contract, webhook_server)
     live = api_as("live_key")
     ex = live.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"])
     expect_error(ex, 400, {"BAD_REQUEST", "LIVE_MODE_UNSUPPORTED"})
@@ -117,8 +119,8 @@ def test_deliveries_refuse_a_live_key(api, api_as, contract: Contract, webhook_r
 
 @pytest.mark.req("WH-SECRET-SEPARATE")
 @pytest.mark.needs("api_key", "webhook_receiver")
-def test_a_webhook_secret_is_not_an_api_key(api, contract: Contract, webhook_receiver: Mailbox) -> None:
-    _, secret = register(api, contract, webhook_receiver)
+def test_a_webhook_secret_is_not_an_api_key(api, contract: Contract, webhook_receiver: Mailbox, webhook_server) -> None:
+    _, secret, _ = reused(api, contract, webhook_server)
     ex = api.op("listWebhookEndpoints", credential=secret)
     expect_error(ex, 401, "UNAUTHORIZED")
 

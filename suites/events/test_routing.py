@@ -16,7 +16,7 @@ from payconform.contract import Contract
 from payconform.expect import expect
 
 from .._support.answers import by_id
-from .._support.deliveries import endpoints_listed, kind, parsed, register, verified, wait_for
+from .._support.deliveries import endpoints_listed, kind, parsed, register, reused, verified, wait_for
 from .._support.drive import Stage, Subject
 from .._support.events import feed
 from .._support.payments import example_total, payment
@@ -136,11 +136,12 @@ def test_a_delivery_lands_within_15_seconds_on_the_clock(stage: Stage) -> None:
 @pytest.mark.smoke
 @pytest.mark.req("WH-DISPATCH-15S")
 @pytest.mark.needs(*NEEDS, "real_time")
-def test_a_delivery_lands_within_15_seconds_in_real_time(api, contract: Contract, unique, webhook_receiver) -> None:
+def test_a_delivery_lands_within_15_seconds_in_real_time(api, contract: Contract, unique, webhook_receiver,
+                                                         webhook_server) -> None:
     """Without touching any clock: the event of a new payout arrives within about 15 seconds."""
-    register(api, contract, webhook_receiver)
+    _, _, box = reused(api, contract, webhook_server)
     payout_id = create_payout(api, contract, unique).json["payoutId"]
     subject, start = Subject("payout", payout_id), time.monotonic()
-    seen = webhook_receiver.wait_for(lambda ds: any(subject.delivered(d) for d in ds), LANDS + SLACK)
+    seen = box.wait_for(lambda ds: any(subject.delivered(d) for d in ds), LANDS + SLACK)
     expect(any(subject.delivered(d) for d in seen),
            f"no delivery about payout {payout_id} within {time.monotonic() - start:.0f} s (about {LANDS} s promised)")

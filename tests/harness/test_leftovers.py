@@ -39,7 +39,8 @@ def _made(left: Leftovers) -> None:
     left.note(_ex("createCheckoutLink", links, {"id": "lnk_draft", "status": "draft"}, {"productId": "prod_1"}, 201))
     left.note(_ex("createCheckoutLink", links, {"id": "lnk_sent", "status": "sent"},
                   {"items": [{"productId": "prod_2", "quantity": 1}]}, 201))
-    left.note(_ex("createCheckoutLink", links, {"id": "lnk_published", "status": "draft"}, {"productId": "prod_1"}, 201))
+    left.note(_ex("createCheckoutLink", links, {"id": "lnk_published", "status": "draft"}, {"productId": "prod_1"},
+                  201))
     left.note(_ex("publishCheckoutLink", f"{links}/lnk_published/publish", {"id": "lnk_published"}))
     left.note(_ex("updateCheckoutProduct", f"{products}/prod_3", {"id": "prod_3"}, {"archived": True}))
     left.note(_ex("createCheckoutProduct", products, {"id": "prod_refused"}, status=409))

@@ -93,7 +93,7 @@ def test_dead_endpoints_do_not_delay_a_live_one(ref: Reference, org: Org, live: 
     assert [event_id for _, event_id in live.arrivals] == event_ids  # all of them, in sequence order
     last = live.arrivals[-1][0] - started
     assert last < 2.0, f"the live endpoint's last delivery came {last:.1f} s into the run"
-    assert elapsed < ref.dispatcher.timeout + 3.0, f"the run took {elapsed:.1f} s: dead endpoints cost more than one attempt"
+    assert elapsed < ref.dispatcher.timeout + 3.0, f"run took {elapsed:.1f} s: a dead endpoint cost more than one try"
     rows = ref.store.all("SELECT endpoint_id, status, attempts, next_attempt_at, last_error FROM webhook_deliveries"
                          " WHERE org_id = ?", (org.id,))
     assert {r["status"] for r in rows if r["endpoint_id"] == live_id} == {"succeeded"}
