@@ -12,8 +12,9 @@ BASE = "http://127.0.0.1:1/business/api/v1"
 ORG, OTHER = "org_mine", "org_other"
 
 
-def _ex(op_id: str, path: str, answer: Any = None, sent: Any = None, status: int = 200) -> Any:
-    request = SimpleNamespace(url=BASE + path + "?x=1", json=sent)
+def _ex(op_id: str | None, path: str, answer: Any = None, sent: Any = None, status: int = 200,
+        method: str = "POST") -> Any:
+    request = SimpleNamespace(url=BASE + path + "?x=1", json=sent, method=method)
     return SimpleNamespace(op_id=op_id, status=status, json=answer, request=request)
 
 
@@ -49,20 +50,23 @@ def _made(left: Leftovers) -> None:
     left.note(_ex("deleteBeneficiary", f"/recipients/{ORG}/rcp_gone", {}))
     left.note(_ex("createBeneficiary", f"/recipients/{OTHER}", {"id": "rcp_other"}, status=201))
     left.note(_ex("createBeneficiary", f"/recipients/{ORG}", "not json", status=201))
+    left.note(_ex(None, f"/recipients/{ORG}", {"id": "rcp_signed"}, status=201, method="POST"))  # a raw request
+    left.note(_ex(None, f"/recipients/{ORG}/rcp_signed", {"id": "rcp_signed"}, method="GET"))
 
 
 def test_the_sweep_removes_what_the_api_allows_once_each() -> None:
     left, api = Leftovers(), FakeApi()
     _made(left)
-    assert left.sweep(api) == 5  # type: ignore[arg-type]
+    assert left.sweep(api) == 6  # type: ignore[arg-type]
     assert api.calls == [
         ("deleteCheckoutLink", {"linkId": "lnk_draft"}),
         ("updateCheckoutProduct", {"productId": "prod_1", "json": {"archived": True}}),
         ("updateCheckoutProduct", {"productId": "prod_2", "json": {"archived": True}}),
         ("deleteCheckoutProduct", {"productId": "prod_4"}),
         ("deleteBeneficiary", {"recipientId": "rcp_1"}),
+        ("deleteBeneficiary", {"recipientId": "rcp_signed"}),
     ]
-    assert left.sweep(api) == 0 and len(api.calls) == 5  # type: ignore[arg-type]
+    assert left.sweep(api) == 0 and len(api.calls) == 6  # type: ignore[arg-type]
 
 
 def test_a_refused_delete_archives_and_a_dead_target_ends_the_sweep_quietly() -> None:
