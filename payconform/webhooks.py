@@ -204,6 +204,8 @@ class Receiver:
         boxes, lock = self._boxes, self._lock
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive: a sender's run of deliveries shares one connection
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
@@ -211,6 +213,7 @@ class Receiver:
                     box = boxes.get(urlsplit(self.path).path)
                 if box is None:
                     self.send_response(404)
+                    self.send_header("content-length", "0")
                     self.end_headers()
                     return
                 status, delay = box._take(body, list(self.headers.items()))
