@@ -117,8 +117,11 @@ class Dispatcher:
             self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def _loop(self) -> None:
+        """A run every `interval` seconds from the start of the last one (at once after one that took longer)."""
+        due = time.monotonic() + self.interval
         while True:
-            await asyncio.sleep(self.interval)
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+            due = time.monotonic() + self.interval
             try:
                 await self.run()
             except Exception:
