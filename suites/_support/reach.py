@@ -2,9 +2,10 @@
 
 A remote target without `webhooks.public_url` cannot reach a loopback receiver: every webhook test skips
 with one reason (`payconform.reachability.static_reason`), no request spent. With a public URL, the first
-webhook test of the worker registers a mailbox, makes one payout (payout events go to every endpoint:
-Events, Routing) and waits for any delivery within the dispatch bound ("a delivery lands within about 15
-seconds", with margin; with an operator clock, the dispatcher is run at once and 5 s suffice). None arriving skips the webhook tests as unreachable rather than failing them; a
+webhook test of the worker registers the worker's reused endpoint (`deliveries.reused`), makes one payout
+(payout events go to every endpoint: Events, Routing) and waits for any delivery within the dispatch bound
+("a delivery lands within about 15 seconds", with margin; with an operator clock, the dispatcher is run at
+once and 5 s suffice). None arriving skips the webhook tests as unreachable rather than failing them; a
 probe that cannot make its payout decides nothing and the tests judge the target themselves.
 """
 
@@ -14,7 +15,7 @@ import pytest
 
 from payconform.reachability import needs_probe, probe_reason, static_reason
 
-from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, register
+from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, reused
 from .payouts import create_payout
 
 PROBE_WAIT = DISPATCH_WAIT + 5.0
@@ -33,10 +34,9 @@ def dispatch(request: pytest.FixtureRequest, org_id: str) -> tuple[Flush, float]
 
 def _probe(request: pytest.FixtureRequest, server) -> str | None:
     api, contract, unique = (request.getfixturevalue(n) for n in ("api", "contract", "unique"))
-    box = server.mailbox()
     flush, patience = dispatch(request, api.org_id)
     try:
-        register(api, contract, box)
+        _, _, box = reused(api, contract, server)
         create_payout(api, contract, unique)
         seen = box.wait_for(lambda deliveries: bool(deliveries), patience, flush=flush)
     except (AssertionError, pytest.skip.Exception):
