@@ -57,7 +57,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before the plugin hands this worker's request counts over: the sweep counts
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    state = get_state(session.config)
+    try:
+        state = get_state(session.config)
+    except KeyError:  # the plugin did not configure this session
+        return
     if state.target is None or not state.target.pool or not LEFTOVERS.rows:
         return
     api = state.make_api(state.target.pool[0])
