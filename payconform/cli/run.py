@@ -184,7 +184,9 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
                 target.rate_limit = int(overrides["rate_limit"])
             target.webhooks.update({WEBHOOK_FLAGS[k]: v for k, v in overrides.items() if k in WEBHOOK_FLAGS})
             print(f"payconform: reference server at {target.base_url}", file=sys.stderr)
-        pacing_db = os.environ.get(pacing.ENV_VAR) or str(pacing.new_db_path(tmpdir))
+        # a target of the user's: its pacing file outlives the run (the next run knows what this one sent)
+        pacing_db = os.environ.get(pacing.ENV_VAR) or str(
+            pacing.run_db_path(None if server is not None else target.base_url, tmpdir))
         if _paced_preflight_blocks(target, pacing_db):
             return CANNOT_TEST
         # after the preflight: its counts are handed over in the environment
