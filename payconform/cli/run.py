@@ -35,6 +35,12 @@ def _suites_dir(ns: argparse.Namespace) -> Path:
     return Path(ns.suites) if ns.suites else paths.suites_dir()
 
 
+# Plugins a run does without, and no assert rewriting: the suites' verdicts come from payconform.expect, and
+# pytest rewrites every module of its plugins' distributions (schemathesis, hypothesis), about 3 s of CPU in
+# each pytest process where bytecode is not cached (PYTHONDONTWRITEBYTECODE).
+PYTEST_FLAGS = ("-p", "no:cacheprovider", "-p", "no:benchmark", "--assert=plain")
+
+
 def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
     """``run --list``: ``pytest --collect-only`` with the selection applied, grouped by requirement."""
     from ..contract import run_contract
@@ -44,8 +50,7 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="payconform-list-") as tmp:
         out = Path(tmp) / "list.json"
         cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin", "-p", "payconform.listing",
-               "--collect-only", "-q", "--continue-on-collection-errors", "-p", "no:cacheprovider",
-               "-p", "no:benchmark"]
+               "--collect-only", "-q", "--continue-on-collection-errors", *PYTEST_FLAGS]
         if ns.select:
             cmd += ["--select", ns.select]
         if ns.tier:
@@ -203,7 +208,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
         cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin",
                "--target", str(target_file), "--report-dir", str(report_dir),
                f"--junitxml={report_dir / 'junit.xml'}", f"--alluredir={report_dir / 'allure-results'}",
-               "-p", "no:cacheprovider", "-p", "no:benchmark", "-rfE"]
+               *PYTEST_FLAGS, "-rfE"]
         workers = str(ns.workers)
         if workers not in ("0", ""):
             # loadgroup: tests sharing an xdist_group (e.g. the rate_limit_key tests) never run concurrently
