@@ -65,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="no fuzz phase (the same as --fuzz-budget 0)")
     run.add_argument("--fuzz-max-requests", type=int, metavar="N",
                      help="fuzz phase: at most N requests in all, split evenly over its operations (default: what "
-                          "the tier's request budget leaves after the suites with the keys at hand - for full, "
-                          "100 with one key, 2500 with a pool of keys; 0: no cap)")
+                          "the tier's request budget, or its aimed floor at the keys' rate, leaves after the suites "
+                          "with the keys at hand - for full, 100 with one key, 420 with 12 keys, 1753 with 20 or "
+                          "more; 0: no cap)")
     run.add_argument("--tier", choices=list(TIERS),
                      help="smoke: the tests marked smoke, which touch every part and every catalog row in at most "
                           "300 requests (the pull-request gate); full: every test in about 1,500 requests per key "
