@@ -21,6 +21,7 @@ from ..tiers import Pace, tier
 from ..target.fields import WEBHOOK_FLAGS
 from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
+from .parser import DEFAULT_WORKERS, POOL_WORKERS
 from .serve import start_reference
 
 HARD_STOP_GRACE = 30.0  # seconds the tests in flight at --max-duration get before the run interrupts them
@@ -133,6 +134,11 @@ def default_max_duration(target: Target, tier_name: str | None) -> float:
     return 2 * estimate(tier(tier_name).planned(pace), pace.keys, target.rate_limit, target.ip_rate_limit) + 600.0
 
 
+def default_workers(target: Target) -> str:
+    """The run's xdist workers when ``-n`` is not given: more with a key pool (``parser.POOL_WORKERS``)."""
+    return POOL_WORKERS if Pace.of(target).keys > 1 else DEFAULT_WORKERS
+
+
 def _paced_preflight_blocks(target: Target, pacing_db: str) -> bool:
     """The preflight, paced and recorded in the run's pacing file (the pytest run spends what is left of the
     limits, the whole of them, so nothing it sends may go unrecorded)."""
@@ -209,7 +215,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
                "--target", str(target_file), "--report-dir", str(report_dir),
                f"--junitxml={report_dir / 'junit.xml'}", f"--alluredir={report_dir / 'allure-results'}",
                *PYTEST_FLAGS, "-rfE"]
-        workers = str(ns.workers)
+        workers = str(ns.workers if ns.workers is not None else default_workers(target))
         if workers not in ("0", ""):
             # loadgroup: tests sharing an xdist_group (e.g. the rate_limit_key tests) never run concurrently
             cmd += ["-n", workers, "--dist", "loadgroup"]
