@@ -14,7 +14,7 @@ harness:
   schemathesis knows they are real and never re-adds one to a request that deliberately omits it), the
   least used key for each case, which spreads the load the way the ``api`` fixture does.
 - ``prepare(case)`` before each call: the test's share of the phase's request budget (``ShareSpent`` ends the
-  test once it is used), the per-process request cap, the organization, a fresh valid
+  test once it is used), the organization, a fresh valid
   ``Idempotency-Key`` (generated ones repeat and would replay stored answers; an invalid or missing one is
   left alone so negative tests still mean something) and the least used key of the pool.
 - ``run_case`` / ``run_stateful``: an operation whose own path answers 404 ``ROUTE_NOT_FOUND`` is skipped as
@@ -26,7 +26,6 @@ harness:
 from __future__ import annotations
 
 import copy
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -77,8 +76,6 @@ class FuzzSession:
     contract: _contract.Contract
     pacer: Any
     redactor: Any
-    workers: int = 1  # processes of the run sharing the request budget
-    requests_sent: int = 0
     sent_by_test: dict[str, int] = field(default_factory=dict)  # test nodeid -> requests it sent
     implemented: dict[str, bool] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # test nodeid -> its first failure
@@ -183,17 +180,14 @@ class FuzzSession:
     # -- before each call -----------------------------------------------------------------------
 
     def prepare(self, case: Any) -> None:
-        """Count against the caps, pin the organization, refresh the idempotency key, pick the key."""
-        cap = self.settings.process_cap(self.workers)
-        if cap and self.requests_sent >= cap:
-            pytest.skip(f"fuzz budget used up: this process sent its {cap} requests, its share of "
-                        f"--fuzz-max-requests {self.settings.max_requests}")
+        """Count against the test's share of the phase, pin the organization, refresh the idempotency key, pick
+        the key. The shares add up to the phase's budget whichever worker runs which test: a cap per worker
+        as well would skip the sweeps of a worker that drew more than its even part of them."""
         nodeid, share = self._nodeid(), self.settings.operation_cap()
         # the share counts every attempt of the test (its implemented probe, the checks' own probes) once sent
         if share and max(self.sent_by_test.get(nodeid, 0), accounting.sent(nodeid)) >= share:
             raise ShareSpent(f"{nodeid} sent its share of the fuzz phase's budget: {share} requests")
         self.sent_by_test[nodeid] = self.sent_by_test.get(nodeid, 0) + 1
-        self.requests_sent += 1
         if self.target and isinstance(case.path_parameters, dict) and "orgId" in case.path_parameters:
             case.path_parameters["orgId"] = self.target.org_id  # stateful walks ignore the `parameters` setting
         headers = case.headers if case.headers is not None else {}
@@ -339,8 +333,7 @@ def configure(config: pytest.Config) -> FuzzSession:
         tier=state.tier,
         pace=Pace.of(state.target),
     )
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
-    _session = FuzzSession(settings, state.target, contract, state.pacer, state.redactor, workers=workers)
+    _session = FuzzSession(settings, state.target, contract, state.pacer, state.redactor)
     return _session
 
 

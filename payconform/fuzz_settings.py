@@ -3,8 +3,8 @@
 ``FuzzSettings``: ``suites/fuzz/fuzz.yaml`` (operations to fuzz, schemathesis settings, the requirement each
 built-in check stands for), deep-merged with the target's ``profile: {fuzz: ...}`` and the command line
 budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` in all - by default what the
-run's tier leaves the phase with the keys at hand, ``payconform.tiers`` - split evenly over the phase's tests
-and over the xdist workers) and seed
+run's tier leaves the phase with the keys at hand, ``payconform.tiers`` - split evenly over the phase's tests,
+whichever worker runs them) and seed
 (``--fuzz-seed N``). The helpers below list a document's operations and the
 properties it declares as decimal strings (money), which the checks and property tests need.
 """
@@ -36,7 +36,7 @@ class FuzzSettings:
     exclude: list[str]
     examples: int
     stateful_steps: int
-    max_requests: int  # in all: each of the run's processes may send its share
+    max_requests: int  # in all: each test of the phase may send its share (operation_cap)
     schemathesis: dict[str, Any]
     check_requirements: dict[str, list[str]]
     operation_requirements: dict[str, list[str]]
@@ -74,10 +74,6 @@ class FuzzSettings:
         """Seconds one fuzz test may run: the harness default plus a paced request or two per example, per step
         of a walk (the pacer, not the target, sets the pace of a deep run)."""
         return DEFAULT_TIMEOUT + SECONDS_PER_REQUEST * self.examples * max(self.stateful_steps, 1)
-
-    def process_cap(self, workers: int) -> int:
-        """This process's share of ``max_requests`` (0: no cap) when the run has ``workers`` processes."""
-        return -(-self.max_requests // max(workers, 1)) if self.max_requests else 0
 
     def operation_cap(self) -> int:
         """Requests one test of the phase may send (0: no cap): its even share of ``max_requests``, so that a

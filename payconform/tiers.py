@@ -6,13 +6,16 @@
 - ``full``: every test (the default).
 - ``deep``: every test, ``--run-slow``, and a larger fuzz phase.
 
-A tier names the run's request budget for one key at the spec's default rate: a time, which the keys at hand
-(``Pace``: an ``api_key_pool``, the target's rate limits) turn into requests. The suites spend about
-``suite_requests`` of it (measured on a one-key target); the fuzz phase's budget (``--fuzz-max-requests``)
-defaults to what the run's budget leaves after them, at most ``fuzz_requests``: with one key a small phase
-that still reaches every operation (``FUZZ_MINIMUM`` at least), with a pool of keys the whole of it. The
-run's header prints both and estimates the run's duration from them and the target's rate limits
-(``payconform.cost.estimate``).
+A tier names the run's request budget for one key at the spec's default rate (``request_budget``: a time,
+which the keys at hand - ``Pace``: an ``api_key_pool``, the target's rate limits - turn into requests) and the
+floor a run with a pool of keys aims at (``seconds``). The suites spend about ``suite_requests`` (measured on
+a one-key target: what they send with the run's equivalent keys, which the fuzz phase sends with too); the
+fuzz phase's budget (``--fuzz-max-requests``) defaults to what the binding limit leaves after them in the
+lesser of the two times: the keys' requests a minute, per key or, for a pool large enough, the per-source-IP
+ceiling (``Pace.per_minute``). It is at most ``fuzz_requests`` and at least ``FUZZ_MINIMUM``: one key gets a
+small phase that still reaches every operation, a pool the rest of its ``seconds``, not the rest of a one-key
+run's time (more keys make a run shorter, not longer). The run's header prints both and estimates the run's
+duration from them and the target's rate limits (``payconform.cost.estimate``).
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ ONE_KEY = Pace()
 class Tier:
     name: str
     request_budget: int  # requests the run is planned to send with one key at the spec's rate (its time)
+    seconds: float  # the floor the run aims at with a pool of keys: the fuzz phase gets what the suites leave
     suite_requests: int  # what the tier's suites send against a one-key target (measured, README "Cost of a run")
     fuzz_requests: int  # the most the fuzz phase sends (whole phase, split over operations and workers)
     fuzz_examples: int | None  # generated requests per operation (None: fuzz.yaml's)
@@ -73,11 +77,13 @@ class Tier:
         return self.request_budget * pace.per_minute() // SPEC_RATE
 
     def fuzz_budget(self, pace: Pace = ONE_KEY) -> int:
-        """The fuzz phase's default request budget: what the run's budget leaves after the suites, at most
-        ``fuzz_requests``, at least ``FUZZ_MINIMUM`` (0 for a tier without a fuzz phase)."""
+        """The fuzz phase's default request budget: what the run's budget, or the keys' binding limit in
+        ``seconds`` if less, leaves after the suites; at most ``fuzz_requests``, at least ``FUZZ_MINIMUM`` (0 for
+        a tier without a fuzz phase)."""
         if not self.fuzz_requests:
             return 0
-        return max(FUZZ_MINIMUM, min(self.fuzz_requests, self.budget(pace) - self.suite_requests))
+        room = min(self.budget(pace), int(pace.per_minute() * self.seconds / 60))
+        return max(FUZZ_MINIMUM, min(self.fuzz_requests, room - self.suite_requests))
 
     def planned(self, pace: Pace = ONE_KEY) -> int:
         """The requests a run of this tier is expected to send with ``pace``'s keys: the suites and the fuzz
@@ -86,12 +92,13 @@ class Tier:
 
 
 TIERS: dict[str, Tier] = {
-    "smoke": Tier("smoke", request_budget=300, suite_requests=300, fuzz_requests=0, fuzz_examples=None,
-                  run_slow=False, marker=SMOKE_MARKER),
-    "full": Tier("full", request_budget=1500, suite_requests=1580, fuzz_requests=2500, fuzz_examples=None,
-                 run_slow=False, marker=None),
-    "deep": Tier("deep", request_budget=20000, suite_requests=1900, fuzz_requests=12000, fuzz_examples=25,
-                 run_slow=True, marker=None),
+    "smoke": Tier("smoke", request_budget=300, seconds=60, suite_requests=300, fuzz_requests=0,
+                  fuzz_examples=None, run_slow=False, marker=SMOKE_MARKER),
+    # a pool's run within 120 s with wall time at most 1.15 x its floor (issue 16): a floor of 100 s
+    "full": Tier("full", request_budget=1500, seconds=100, suite_requests=1580, fuzz_requests=2500,
+                 fuzz_examples=None, run_slow=False, marker=None),
+    "deep": Tier("deep", request_budget=20000, seconds=900, suite_requests=1900, fuzz_requests=12000,
+                 fuzz_examples=25, run_slow=True, marker=None),
 }
 
 

@@ -25,6 +25,11 @@ _MAPPED: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = tuple(
         "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "ConnectError", "ReadError", "WriteError",
         "RemoteProtocolError", "LocalProtocolError", "UnsupportedProtocol", "NetworkError", "TimeoutException"))
 
+# Seconds an idle pooled connection is reused for: below the 5 s after which common servers (uvicorn, and so
+# the reference) close one. Without it a request sent on a connection idle about 5 s - a worker back from a
+# pacing sleep, whose chunks are 5 s - races the server's close and fails with a connection reset.
+KEEPALIVE_EXPIRY = 4.0
+
 
 @contextlib.contextmanager
 def deadline(seconds: float) -> Iterator[None]:
@@ -117,7 +122,7 @@ class DeadlineTransport(httpx.BaseTransport):
 
     def __init__(self) -> None:
         self._pool = httpcore.ConnectionPool(ssl_context=httpx.create_ssl_context(trust_env=False),
-                                             network_backend=_Backend())
+                                             network_backend=_Backend(), keepalive_expiry=KEEPALIVE_EXPIRY)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url

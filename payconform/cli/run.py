@@ -21,6 +21,7 @@ from ..tiers import Pace, tier
 from ..target.fields import WEBHOOK_FLAGS
 from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
+from .parser import DEFAULT_WORKERS, POOL_WORKERS
 from .serve import start_reference
 
 HARD_STOP_GRACE = 30.0  # seconds the tests in flight at --max-duration get before the run interrupts them
@@ -35,6 +36,12 @@ def _suites_dir(ns: argparse.Namespace) -> Path:
     return Path(ns.suites) if ns.suites else paths.suites_dir()
 
 
+# Plugins a run does without, and no assert rewriting: the suites' verdicts come from payconform.expect, and
+# pytest rewrites every module of its plugins' distributions (schemathesis, hypothesis), about 3 s of CPU in
+# each pytest process where bytecode is not cached (PYTHONDONTWRITEBYTECODE).
+PYTEST_FLAGS = ("-p", "no:cacheprovider", "-p", "no:benchmark", "--assert=plain")
+
+
 def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
     """``run --list``: ``pytest --collect-only`` with the selection applied, grouped by requirement."""
     from ..contract import run_contract
@@ -44,8 +51,7 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="payconform-list-") as tmp:
         out = Path(tmp) / "list.json"
         cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin", "-p", "payconform.listing",
-               "--collect-only", "-q", "--continue-on-collection-errors", "-p", "no:cacheprovider",
-               "-p", "no:benchmark"]
+               "--collect-only", "-q", "--continue-on-collection-errors", *PYTEST_FLAGS]
         if ns.select:
             cmd += ["--select", ns.select]
         if ns.tier:
@@ -128,6 +134,11 @@ def default_max_duration(target: Target, tier_name: str | None) -> float:
     return 2 * estimate(tier(tier_name).planned(pace), pace.keys, target.rate_limit, target.ip_rate_limit) + 600.0
 
 
+def default_workers(target: Target) -> str:
+    """The run's xdist workers when ``-n`` is not given: more with a key pool (``parser.POOL_WORKERS``)."""
+    return POOL_WORKERS if Pace.of(target).keys > 1 else DEFAULT_WORKERS
+
+
 def _paced_preflight_blocks(target: Target, pacing_db: str) -> bool:
     """The preflight, paced and recorded in the run's pacing file (the pytest run spends what is left of the
     limits, the whole of them, so nothing it sends may go unrecorded)."""
@@ -184,7 +195,9 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
                 target.rate_limit = int(overrides["rate_limit"])
             target.webhooks.update({WEBHOOK_FLAGS[k]: v for k, v in overrides.items() if k in WEBHOOK_FLAGS})
             print(f"payconform: reference server at {target.base_url}", file=sys.stderr)
-        pacing_db = os.environ.get(pacing.ENV_VAR) or str(pacing.new_db_path(tmpdir))
+        # a target of the user's: its pacing file outlives the run (the next run knows what this one sent)
+        pacing_db = os.environ.get(pacing.ENV_VAR) or str(
+            pacing.run_db_path(None if server is not None else target.base_url, tmpdir))
         if _paced_preflight_blocks(target, pacing_db):
             return CANNOT_TEST
         # after the preflight: its counts are handed over in the environment
@@ -201,8 +214,8 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
         cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin",
                "--target", str(target_file), "--report-dir", str(report_dir),
                f"--junitxml={report_dir / 'junit.xml'}", f"--alluredir={report_dir / 'allure-results'}",
-               "-p", "no:cacheprovider", "-p", "no:benchmark", "-rfE"]
-        workers = str(ns.workers)
+               *PYTEST_FLAGS, "-rfE"]
+        workers = str(ns.workers if ns.workers is not None else default_workers(target))
         if workers not in ("0", ""):
             # loadgroup: tests sharing an xdist_group (e.g. the rate_limit_key tests) never run concurrently
             cmd += ["-n", workers, "--dist", "loadgroup"]

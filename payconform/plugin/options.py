@@ -93,10 +93,10 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     g.addoption(*_names("--no-fuzz"), dest="payconform_fuzz_budget", action="store_const", const=0,
                 help="no fuzz phase (the same as --fuzz-budget 0)")
     g.addoption(*_names("--fuzz-max-requests"), dest="payconform_fuzz_max_requests", metavar="N", type=int, default=None,
-                help="fuzz phase: at most N requests in all (default: what the tier's request budget leaves "
-                     "after the suites with the keys at hand, payconform.tiers), "
-                     "split evenly over the operations and over the xdist workers; an operation that used its "
-                     "share stops, the rest of the phase past a worker's share is skipped")
+                help="fuzz phase: at most N requests in all (default: what the tier's request budget, or its "
+                     "aimed floor at the keys' rate, leaves after the suites with the keys at hand, payconform.tiers), "
+                     "split evenly over the operations, whichever worker runs them; an operation that used its "
+                     "share stops")
     g.addoption(*_names("--fuzz-seed"), dest="payconform_fuzz_seed", metavar="N", type=int, default=FUZZ_SEED,
                 help=f"fuzz phase: seed of the generated cases (default {FUZZ_SEED}); the same seed, budget and "
                      "target state generate the same cases")

@@ -62,7 +62,6 @@ class PayconformState:
         self._operator: Any = None
         self._operator_loaded = False
         self._tmpdir: str | None = None
-        self._own_pacing = False
         self.tier = _tiers.tier(config.getoption("payconform_tier", default=None))
         self.run_slow = bool(config.getoption("payconform_run_slow")) or self.tier.run_slow
         sel = config.getoption("payconform_select")
@@ -152,8 +151,9 @@ def _configure(state: PayconformState) -> None:
         else:
             db = os.environ.get(_pacing.ENV_VAR)
             if not db:
-                db = str(_pacing.new_db_path(state.tmpdir()))
-                state._own_pacing = True
+                # a target of the user's: its pacing file outlives the run (the next run knows what this one sent)
+                db = str(_pacing.run_db_path(None if state.server is not None else target.base_url,
+                                             state.tmpdir()))
         state.pacer = _pacing.for_target(db, target, state.contract.limits.get("rate_limits") or [])
         _pacing.set_current(state.pacer)
         if not state.is_worker:

@@ -56,8 +56,9 @@ def _fuzz_share(config: pytest.Config, tier: Tier, pace: Pace) -> tuple[int, str
     if given == 0:
         return tier.fuzz_requests, "fuzz phase without a cap (--fuzz-max-requests 0)"
     return tier.fuzz_budget(pace), (
-        f"fuzz phase {tier.fuzz_budget(pace)}: what {tier.budget(pace)} requests, {tier.request_budget} per key "
-        f"at the spec's rate, leave after the suites, at least {FUZZ_MINIMUM}, at most {tier.fuzz_requests}")
+        f"fuzz phase {tier.fuzz_budget(pace)}: what the suites leave of {tier.request_budget} requests per key at "
+        f"the spec's rate or, if less, of {tier.seconds:.0f} s at {pace.per_minute()} requests/min, at least "
+        f"{FUZZ_MINIMUM}, at most {tier.fuzz_requests}")
 
 
 def _results_data(state: PayconformState) -> dict:

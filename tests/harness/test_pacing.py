@@ -1,11 +1,13 @@
 import multiprocessing as mp
+import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 import yaml
 
-from payconform.pacing import Pacer, credential_id, new_db_path, route_limits
+from payconform import pacing
+from payconform.pacing import Pacer, credential_id, new_db_path, route_limits, run_db_path, target_db_path
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_C = "svc_test_" + "c" * 32 + "_" + "C" * 43
@@ -124,6 +126,47 @@ def test_a_slot_frees_a_window_after_its_answer(tmp_path):
     pacer.settle()  # nothing pending: no change
     assert pacer.acquire(KEY_A) == pytest.approx(61.0, abs=0.1)  # 61 s after the first answer (not 56: its send)
 
+
+
+BASE_URL = "https://sandbox.example.test/business/api/v1"
+
+
+def test_a_run_right_after_another_counts_what_that_one_sent(tmp_path):
+    """The target's window does not end with a run: the next run on the same target and key opens the same
+    pacing file and waits out the sends of the last one (its Retry-After holds too), where a run's own
+    scratch file would have let it meet a 429."""
+    now, slept, sleep = _fake_time()
+    first = Pacer(target_db_path(BASE_URL, tmp_path), 10, 1000, window=61, clock=lambda: now[0], sleep=sleep)
+    for _ in range(10):  # the first run spends the key's whole minute, then ends
+        first.acquire(KEY_A)
+        first.settle()
+    first.hold(KEY_B, 90.0)  # a 429's Retry-After the first run met
+    first.close()
+    now[0] += 30.0
+    second = Pacer(target_db_path(BASE_URL + "/", tmp_path), 10, 1000, window=61, clock=lambda: now[0], sleep=sleep)
+    assert second.acquire(KEY_A) == pytest.approx(31.0, abs=0.1)  # 61 s after the first run's answers
+    assert second.acquire(KEY_B) == pytest.approx(29.0, abs=0.1)  # 90 s after the first run's 429
+    elsewhere = Pacer(target_db_path("https://other.example.test/api", tmp_path), 10, 1000, window=61,
+                      clock=lambda: now[0], sleep=sleep)
+    assert elsewhere.recent(KEY_A) == 0 and elsewhere.acquire(KEY_B) == 0.0  # another target: its own file
+
+
+def test_a_targets_pacing_file_holds_no_secret_and_stale_files_go(tmp_path, monkeypatch):
+    monkeypatch.setenv(pacing.CACHE_VAR, str(tmp_path / "cache"))
+    url = BASE_URL + "?token=" + "s" * 24
+    path = run_db_path(url, tmp_path / "scratch")
+    assert path.parent == tmp_path / "cache" / "pacing" and path == target_db_path(url.replace("https://sandbox", "HTTPS://SANDBOX"))
+    assert run_db_path(None, tmp_path) != run_db_path(None, tmp_path)  # a server the run started: scratch
+    Pacer(path, 10, 100).acquire(KEY_A)
+    stored = b"".join(p.read_bytes() for p in path.parent.iterdir())
+    assert KEY_A[9:41].encode() not in stored and b"s" * 24 not in stored and b"example" not in stored
+    stale = target_db_path("https://stale.example.test", tmp_path / "cache" / "pacing")
+    Pacer(stale, 10, 100).acquire(KEY_A)
+    old = pacing.time.time() - pacing.STALE_AFTER - 10
+    for part in stale.parent.glob(stale.name + "*"):
+        os.utime(part, (old, old))
+    target_db_path(BASE_URL, tmp_path / "cache" / "pacing")
+    assert not list(stale.parent.glob(stale.name + "*")) and path.exists()
 
 
 HISTORY = "http://h/business/api/v1/payments/organizations/ck1/balance/history?limit=5"

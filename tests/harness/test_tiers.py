@@ -106,14 +106,17 @@ def test_fuzz_budget_comes_from_the_tier_and_the_keys():
     full = FuzzSettings.load(settings_path(), tier=tiers.tier("full"))
     pooled = FuzzSettings.load(settings_path(), tier=tiers.tier("full"), pace=pool)
     deep = FuzzSettings.load(settings_path(), tier=tiers.tier("deep"), pace=pool)
-    # one key: what the 1,500 requests leave after the suites; a pool: the phase's whole budget
+    # one key: what the 1,500 requests leave after the suites
     assert full.max_requests == max(tiers.FUZZ_MINIMUM,
                                     tiers.tier("full").budget(one_key) - tiers.tier("full").suite_requests)
     assert tiers.tier("full").budget(one_key) <= 1500 and full.max_requests < pooled.max_requests
-    assert pooled.max_requests == tiers.tier("full").fuzz_requests < deep.max_requests
+    # a pool: what the binding limit (12 keys x 100/min) leaves of the tier's 100 s after the suites
+    assert pooled.max_requests == 1200 * 100 // 60 - tiers.tier("full").suite_requests < deep.max_requests
+    assert tiers.tier("full").fuzz_budget(tiers.Pace(keys=50)) == 2000 * 100 // 60 - 1580  # per-IP ceiling binds
+    assert tiers.tier("deep").fuzz_budget(pool) == tiers.tier("deep").fuzz_requests
     assert tiers.tier("full").budget(tiers.Pace(keys=100)) == 1500 * 20  # the per-IP ceiling binds
     assert tiers.tier("full").planned(pool) == tiers.tier("full").suite_requests + pooled.max_requests
-    assert tiers.Tier("tiny", 100, 99, 50, None, False, None).fuzz_budget() == tiers.FUZZ_MINIMUM
+    assert tiers.Tier("tiny", 100, 60, 99, 50, None, False, None).fuzz_budget() == tiers.FUZZ_MINIMUM
     assert deep.examples > full.examples
     assert FuzzSettings.load(settings_path(), max_requests=7, tier=tiers.tier("deep")).max_requests == 7
     assert FuzzSettings.load(settings_path(), budget=0, tier=tiers.tier("full")).examples == 0
