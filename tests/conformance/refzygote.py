@@ -108,8 +108,10 @@ class Zygote:
     def _running(self) -> socket.socket:
         if self._proc is None or self._proc.poll() is not None:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            # its output goes nowhere: a zygote must not hold the harness' own output open
             self._proc = subprocess.Popen([sys.executable, "-m", "tests.conformance.refzygote", str(theirs.fileno())],
-                                          pass_fds=[theirs.fileno()], cwd=ROOT, stdin=subprocess.DEVNULL)
+                                          pass_fds=[theirs.fileno()], cwd=ROOT, stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             theirs.close()
             self._sock = ours
             atexit.register(self.close)
@@ -144,9 +146,15 @@ class ForkedRefServer(RefServer):
 
 
 def _serve(sock: socket.socket, main: Callable[[list[str]], int]) -> None:
-    """The zygote's loop: one request (arguments, environment, a pipe for stderr) -> one forked server."""
+    """The zygote's loop: one request (arguments, environment, a pipe for stderr) -> one forked server. It
+    ends when the harness closes its end or is gone (a process the harness forked may hold its end open)."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the servers
+    harness = os.getppid()
     while True:
+        if not select.select([sock], [], [], 1.0)[0]:
+            if os.getppid() != harness:
+                return
+            continue
         try:
             message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 1)
         except OSError:
