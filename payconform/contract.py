@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import pickle
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -51,14 +52,24 @@ class ContractError(ValueError):
     """A contract file exists but cannot be read."""
 
 
+# Parsed documents by (path, mtime, size), pickled: a process that loads the contract more than once (the
+# CLI's preflight then its run, a test harness forking many short runs) parses each file once, and every
+# load still gets its own copy to merge into.
+_PARSED: dict[tuple[str, int, int], bytes] = {}
+
+
 def _load_yaml(path: Path) -> Any:
     if not path.is_file():
         return None
-    try:
-        with path.open(encoding="utf-8") as fh:
-            return yaml.load(fh, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        raise ContractError(f"{path}: not valid YAML: {exc}") from exc
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _PARSED:
+        try:
+            with path.open(encoding="utf-8") as fh:
+                _PARSED[key] = pickle.dumps(yaml.load(fh, Loader=_Loader), protocol=pickle.HIGHEST_PROTOCOL)
+        except yaml.YAMLError as exc:
+            raise ContractError(f"{path}: not valid YAML: {exc}") from exc
+    return pickle.loads(_PARSED[key])
 
 
 def deep_merge(base: Any, override: Any) -> Any:

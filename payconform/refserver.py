@@ -107,10 +107,7 @@ class RefServer:
         env.setdefault("PYTHONUNBUFFERED", "1")
         env[TOKEN_ENV] = self.operator_token
         try:
-            self.proc = subprocess.Popen(
-                self.command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                env=env, text=True, encoding="utf-8", errors="replace", start_new_session=True,
-            )
+            self.proc = self._spawn(self.command(), env)
         except OSError as exc:
             raise RefServerError(f"cannot start the reference server: {exc}") from exc
         self._reader = threading.Thread(target=self._read_stderr, name="refserver-stderr", daemon=True)
@@ -145,6 +142,14 @@ class RefServer:
             self.stop()
             raise
         return self
+
+    def _spawn(self, command: list[str], env: dict[str, str]) -> subprocess.Popen:
+        """The server's process, in a session of its own, its stderr piped to us (the announcement line).
+        A subclass may start it another way (the project's tests fork many servers from one process)."""
+        return subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env=env, text=True, encoding="utf-8", errors="replace", start_new_session=True,
+        )
 
     def _read_stderr(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None

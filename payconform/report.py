@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -50,7 +51,9 @@ def split_message(message: str | None) -> dict[str, str]:
     return out
 
 
+@functools.cache
 def _environment() -> jinja2.Environment:
+    """One environment per process, so the report template is compiled once however many reports it writes."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(paths.templates_dir())),
         autoescape=jinja2.select_autoescape(["html", "j2"]),

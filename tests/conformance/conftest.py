@@ -23,9 +23,9 @@ import pytest
 
 from payconform.listing import ENV_VAR as LISTING_ENV
 from payconform.provision import provision_reference
-from payconform.refserver import RefServer
 
 from . import forked, variant_groups
+from .refzygote import ForkedRefServer
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "reports" / "project-tests"
@@ -84,7 +84,7 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
     """Start a (possibly mutant) reference server, provision it, and run the suites against it."""
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
-    with RefServer(mutant=mutant) as server, tempfile.TemporaryDirectory(prefix="payconform-target-") as private:
+    with ForkedRefServer(mutant=mutant) as server, tempfile.TemporaryDirectory(prefix="payconform-target-") as private:
         # a selected run gets a larger key pool: its fuzz phase is paced by per-key budgets, not the CPU
         target = provision_reference(server, **({"pool_size": MUTANT_POOL_SIZE} if select else {}))
         target_file = target.dump(Path(private) / "target.yaml")

@@ -1,10 +1,10 @@
 """Selected suite runs forked from a process that has already imported pytest, the plugin and schemathesis.
 
-The kill matrix makes some 480 pytest runs of a few tests each; started from a fresh interpreter, each spent
+The kill matrix makes some 490 pytest runs of a few tests each; started from a fresh interpreter, each spent
 about half its CPU importing pytest, the payconform plugin and their dependencies. A multiprocessing fork
-server imports them once (with ``PYTHONHASHSEED=0``, which every mutant run is given) and forks each run
-from there; the run itself (collection, assertion rewriting of the suites, the tests) is unchanged, and its
-output goes to a file as a subprocess' would.
+server imports them once (with ``PYTHONHASHSEED=0``, which every mutant run is given), with what
+``forked_warm`` loads, and forks each run from there; the run itself (collection, assertion rewriting of the
+suites, the tests) is unchanged, and its output goes to a file as a subprocess' would.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 PRELOAD = ["pytest", "httpx", "jsonschema", "yaml", "jinja2", "hypothesis", "schemathesis",
            "payconform.plugin", "payconform.plugin.session", "payconform.client", "payconform.report",
-           "payconform.fuzz"]
+           "payconform.fuzz", "tests.conformance.forked_warm"]
 _CTX = multiprocessing.get_context("forkserver")
 _started = threading.Lock()
 

@@ -63,7 +63,7 @@ def project(pytester, monkeypatch):
 
 def collected(pytester, *args: str) -> set[str]:
     """The test names a run with ``args`` keeps (collection only)."""
-    res = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly", "suites", "--collect-only",
+    res = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:randomly", "suites", "--collect-only",
                                         "-q", *args)
     assert res.ret in (0, 5), res.stdout.str()
     return {line.split("::")[-1] for line in res.stdout.lines if "::" in line}

@@ -1,0 +1,37 @@
+"""Imported by the fork server of ``forked`` only: what every forked run would otherwise redo.
+
+A run imports pytest's own plugins, the installed ones, payconform's plugin modules and the suites'
+support package, loads the contract (the catalogs and the OpenAPI documents, parsed once per process by
+``payconform.contract``) and compiles the report template (one ``jinja2`` environment per process). Done
+here once, every run forked afterwards finds them in memory. A plugin that a run disables (``-p no:``) is
+only imported here, never registered.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from importlib.metadata import entry_points
+
+from _pytest.config import default_plugins
+
+import payconform.plugin
+import suites._support
+from payconform import report
+from payconform.contract import OPENAPI_DOCUMENTS, Contract
+
+
+def _modules() -> list[str]:
+    return [*(f"_pytest.{name}" for name in default_plugins),
+            *(ep.module for ep in entry_points(group="pytest11")),
+            *(f"payconform.plugin.{m.name}" for m in pkgutil.iter_modules(payconform.plugin.__path__)),
+            *(f"suites._support.{m.name}" for m in pkgutil.iter_modules(suites._support.__path__)),
+            "pdb", "payconform.reachability", "payconform.webhooks"]
+
+
+for _module in _modules():
+    importlib.import_module(_module)
+_contract = Contract.load()
+for _name in OPENAPI_DOCUMENTS:
+    _contract.openapi(_name)
+report._environment().get_template("report.html.j2")
