@@ -20,6 +20,8 @@ from ..tiers import SMOKE_MARKER
 from .options import DEFAULT_TIMEOUT
 from .session import NO_TARGET, PayconformState, get_state
 
+FILL_MARKER = "fill"
+
 
 def is_suite_path(path: Path, config: pytest.Config) -> bool:
     """Whether a test file is a conformance test: below a ``suites/`` directory (inside the rootdir)."""
@@ -95,6 +97,8 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "(operator, clock, real_time, read_only_key, ...)")
     config.addinivalue_line("markers", f"{SMOKE_MARKER}(ids=None): runs in the smoke tier (--tier smoke, the "
                                        "pull-request gate); ids: only these parametrized cases")
+    config.addinivalue_line("markers", f"{FILL_MARKER}: fills a list of the target's organization with the rows it lacks "
+                                       "(`at_least`): runs after the others, whose rows then cost it nothing")
     config.addinivalue_line("markers", "sweep: checks its requirements on every answer of a sweep over the contract "
                                        "(the fuzz phase); --select picks it by name, requirement id or its own part, "
                                        "never by the parts of the requirements it checks along the way")

@@ -7,7 +7,8 @@ webhook tests on deliveries (real time, few requests), the batch tests on the ba
 they leave the budget unused while all workers wait (measured: 10 to 30 s of nothing sent, several times a
 run). Spread, each kind of waiting overlaps with tests that send. A module whose tests share a fixture
 wider than a test (module, class or package scope) stays in one block, so the fixture is made once.
-Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the order.
+Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the order. Tests marked ``fill``
+(``FILL_MARKER``) go last: they make only the rows a list lacks, and by then the others have made most of them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from .markers import active_for
+from .markers import FILL_MARKER, active_for
 
 T = TypeVar("T")
 _SHARED_SCOPES = {"module", "class", "package"}
@@ -53,5 +54,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         by_module.setdefault(item.path, []).append(item)
     groups = list(by_module.values())
     ordered = spread(groups, [any(_shares_fixtures(i) for i in g) for g in groups])
+    last = [i for i in ordered if i.get_closest_marker(FILL_MARKER) is not None]
     others = [i for i in items if not active_for(i)]
-    items[:] = ordered + others
+    items[:] = [i for i in ordered if i.get_closest_marker(FILL_MARKER) is None] + last + others

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
 from .checkout import sent_link
 from .profile import items
-from .types import Unique
+from .types import Scope, Unique, shared_scope
+
+_CROWDED: dict[Scope, list[Any]] = {}  # per organization and mode: [the crowded link's id, its payments]
 
 
 def example_total(contract: Contract, scenario: str) -> str:
@@ -35,6 +39,25 @@ def payment(api: Api, contract: Contract, unique: Unique, total: str = "150.00")
     expect_status(ex, 200, "simulating a payment on a sent link")
     expect(isinstance(ex.json, dict) and isinstance(ex.json.get("id"), str), "the simulated payment has no `id`", ex)
     return link["id"], ex.json
+
+
+def crowded_link(api: Api, contract: Contract, unique: Unique, n: int, shows: str) -> tuple[str, int]:
+    """(id, payments) of a sent link holding at least `n` simulated payments. The `limit` tests only read it, so a
+    worker makes one per organization and mode and adds only the payments it lacks (`_CROWDED`). The cap on
+    simulated payments per link is not shown: a target whose cap is below `n` cannot show `shows`, and the test
+    is skipped."""
+    shared = shared_scope(api)
+    if shared not in _CROWDED:
+        _CROWDED[shared] = [sent_link(api, contract, unique)["id"], 0]
+    held = _CROWDED[shared]
+    while held[1] < n:
+        ex = simulate(api, held[0], unique("pref"))
+        if ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") == "BAD_REQUEST":
+            pytest.skip(f"the target caps simulated payments at {held[1]} per link ('already at the maximum number "
+                        f"of simulated payments'), below the {n} that tell {shows} apart")
+        expect_status(ex, 200, "simulating a payment")
+        held[1] += 1
+    return held[0], held[1]
 
 
 def force(api: Api, payment_id: str, action: str, **kw: Any) -> Exchange:
