@@ -119,7 +119,7 @@ def test_list_is_newest_first_and_paged(api: Api, contract: Contract, unique) ->
     expect("nextCursor" not in last.json or last.json.get("nextCursor") is None,
            "the last page still carries a `nextCursor`", last)
     listed = page_items(contract, first) + page_items(contract, last)
-    seen = [p.get("id") if isinstance(p, dict) else p for p in listed]
+    seen = _ids(listed)
     expect(sorted(seen) == sorted(made), f"pages list {seen!r}; the payments are {made!r}", last)
     newest_first = sorted(listed, key=lambda p: made.index(p["id"]), reverse=True)
     expect(in_order(listed, newest_first, created_together),
@@ -128,6 +128,19 @@ def test_list_is_newest_first_and_paged(api: Api, contract: Contract, unique) ->
 
 
 @pytest.mark.smoke
+@pytest.mark.req("LIMIT-PAY-INVALID-DEFAULT")
+def test_invalid_limit_is_never_refused(api: Api, contract: Contract, unique) -> None:
+    """`limit` of `0`, `-5` or `abc` is never a 400: each answers the page a read without `limit` answers, on a
+    link of a few payments (that the page is then 20 long is `test_limit_defaults_and_clamps`'s: 21 payments)."""
+    link, _ = payment(api, contract, unique)
+    plain = _ids(page_items(contract, list_payments(api, link)))
+    for value in ("0", "-5", "abc"):
+        ex = list_payments(api, link, limit=value)
+        got = _ids(page_items(contract, ex))
+        expect(got == plain, f"limit {value!r} listed {got}; without `limit` the page lists {plain}: zero, negative "
+               "or non-numeric becomes the default of 20", ex)
+
+
 @pytest.mark.xdist_group("crowded_link")
 @pytest.mark.req("LIMIT-PAY-DEFAULT", "LIMIT-PAY-INVALID-DEFAULT", "LIMIT-PAY-CLAMP-HIGH")
 def test_limit_defaults_and_clamps(api: Api, contract: Contract, unique) -> None:
@@ -155,6 +168,10 @@ def test_limit_above_100_becomes_100(api: Api, contract: Contract, unique) -> No
     items = page_items(contract, ex)
     expect(len(items) == 100 and ex.json.get("nextCursor"), f"limit 150 over {held} payments gave {len(items)} "
            f"({'with' if ex.json.get('nextCursor') else 'without'} a `nextCursor`); above 100 becomes 100", ex)
+
+
+def _ids(listed: list) -> list:
+    return [p.get("id") if isinstance(p, dict) else p for p in listed]
 
 
 @pytest.mark.req("PAY-FORCE", "PAY-FORCE-BY-REFERENCE")
