@@ -8,7 +8,8 @@ they leave the budget unused while all workers wait (measured: 10 to 30 s of not
 run). Spread, each kind of waiting overlaps with tests that send. A module whose tests share a fixture
 wider than a test (module, class or package scope) stays in one block, so the fixture is made once.
 Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the order. Tests marked ``fill``
-(``FILL_MARKER``) go last: they make only the rows a list lacks, and by then the others have made most of them.
+(``FILL_MARKER``) go last: they make many rows (or only those a list lacks, which the others have made by then),
+and the events of many rows would hold up the deliveries other tests wait for.
 """
 
 from __future__ import annotations

@@ -59,7 +59,8 @@ def payment(api: Api, contract: Contract, unique: Unique, total: str = "150.00")
 
 def crowded_link(api: Api, contract: Contract, unique: Unique, n: int, shows: str) -> tuple[str, int]:
     """(id, payments) of a sent link holding at least `n` simulated payments. The `limit` tests only read it, so a
-    worker makes one per organization and mode and adds only the payments it lacks (`_CROWDED`). The cap on
+    worker makes one per organization and mode and adds only the payments it lacks (`_CROWDED`); its tests run
+    last (`fill`), so that the events of its payments hold up no other test's deliveries. The cap on
     simulated payments per link is not shown: a target whose cap is below `n` cannot show `shows`, and the test
     is skipped."""
     shared = shared_scope(api)

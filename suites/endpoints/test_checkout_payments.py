@@ -141,7 +141,7 @@ def test_invalid_limit_is_never_refused(api: Api, contract: Contract, unique) ->
                "or non-numeric becomes the default of 20", ex)
 
 
-@pytest.mark.xdist_group("crowded_link")
+@pytest.mark.fill
 @pytest.mark.req("LIMIT-PAY-DEFAULT", "LIMIT-PAY-INVALID-DEFAULT", "LIMIT-PAY-CLAMP-HIGH")
 def test_limit_defaults_and_clamps(api: Api, contract: Contract, unique) -> None:
     """On a link of 21 payments or more (the worker's crowded link): no `limit`, `0`, `-5` and `abc` each give a
@@ -158,7 +158,7 @@ def test_limit_defaults_and_clamps(api: Api, contract: Contract, unique) -> None
            f"{held} payments; above 100 becomes 100", ex)
 
 
-@pytest.mark.xdist_group("crowded_link")
+@pytest.mark.fill
 @pytest.mark.req("LIMIT-PAY-CLAMP-HIGH")
 def test_limit_above_100_becomes_100(api: Api, contract: Contract, unique) -> None:
     """With 101 payments (the worker's crowded link), `limit=150` gives 100 and a `nextCursor`: above 100 becomes
