@@ -40,9 +40,12 @@ def _payouts(stage: Stage, destination: str, n: int) -> list[Subject]:
 
 
 def _fill(stage: Stage, destination: str) -> None:
-    """Payouts to `destination` until the endpoint has received `LOG` deliveries, `LOG` payouts at most: a round
-    pays for the shortfall at `MOVES` deliveries a payout and waits for them to move on (the profile's timeline)."""
+    """Payouts to `destination` until the endpoint has received `LOG` deliveries, `LOG` payouts at most. What
+    reaches it unasked comes first (a new endpoint may receive recent events, and other workers' events reach it);
+    then a round pays for the shortfall at `MOVES` deliveries a payout and waits for them to move on (the
+    profile's timeline)."""
     settle, made = timeline(stage.contract)["settle_seconds"], 0
+    stage.box.wait_for(lambda ds: len(ds) >= LOG, stage.patience, flush=stage.flush)
     while made < LOG and len(stage.box.snapshot()) < LOG:
         n = min(LOG - made, -(-(LOG - len(stage.box.snapshot())) // MOVES))
         _payouts(stage, destination, n)
