@@ -1,7 +1,8 @@
 """Fixtures of the events suite: `flusher(org_id)` -> a callable that runs the target's dispatcher now (a
 zero advance of that organization's operator clock), or None when the target has no clock; `stage` -> a
 `_support.drive.Stage` (an organization with this test's mailbox registered, opted in to every checkout-payment
-event, and time under the test's control)."""
+event, and time under the test's control); `shared_stage` -> the same, but on the target's own organization
+with the worker's one endpoint (for tests that only look for deliveries about subjects of their own)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from payconform.webhooks import Mailbox
 from .._support.deliveries import register
 from .._support.drive import Stage
 from .._support.events import opt_in_types
+from .._support.types import Scope, shared_scope
 
 ALL_SCOPES = ("read", "write", "refunds", "crypto_payouts")
+_ENDPOINTS: dict[Scope, tuple[dict[str, Any], str, Mailbox]] = {}  # the worker's shared endpoint, per organization
 
 
 def _optional(request: pytest.FixtureRequest, name: str) -> Any:
@@ -52,3 +55,20 @@ def stage(request: pytest.FixtureRequest, contract: Contract, unique: Any, webho
         org_id, key = api.org_id, api_as
     endpoint, secret = register(api, contract, webhook_receiver, opt_in_types())
     return Stage(api, org_id, contract, unique, webhook_receiver, secret, endpoint, clock, operator, key)
+
+
+@pytest.fixture
+def shared_stage(request: pytest.FixtureRequest, contract: Contract, unique: Any, webhook_server: Any) -> Stage:
+    """`stage`, except that on the target's own organization the endpoint (opted in to every checkout-payment
+    event) and its mailbox are this worker's one, registered once: every registration is one request more and
+    one more endpoint every later event is delivered to. With an operator clock, `stage` (a fresh organization)."""
+    operator, clock = _optional(request, "operator"), _optional(request, "clock")
+    if operator is not None and clock is not None:
+        return request.getfixturevalue("stage")
+    api, api_as = request.getfixturevalue("api"), request.getfixturevalue("api_as")
+    shared = shared_scope(api)
+    if shared not in _ENDPOINTS:
+        box = webhook_server.mailbox()
+        _ENDPOINTS[shared] = (*register(api, contract, box, opt_in_types()), box)
+    endpoint, secret, box = _ENDPOINTS[shared]
+    return Stage(api, api.org_id, contract, unique, box, secret, endpoint, clock, operator, api_as)
