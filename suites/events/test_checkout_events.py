@@ -33,7 +33,8 @@ def _paid(stage: Stage) -> dict[str, Any]:
 
 @pytest.mark.req("PAY-WEBHOOK-DECIMAL")
 @pytest.mark.needs(*NEEDS)
-def test_checkout_event_amounts_are_decimal_strings(stage: Stage) -> None:
+def test_checkout_event_amounts_are_decimal_strings(shared_stage: Stage) -> None:
+    stage = shared_stage
     paid = _paid(stage)
     data = parsed(stage.delivery_of("checkout_payment.paid", Subject("payment", paid["id"]))).get("data")
     decimal = base_amount(paid, "amountBase")
@@ -44,9 +45,10 @@ def test_checkout_event_amounts_are_decimal_strings(stage: Stage) -> None:
 
 @pytest.mark.req("PAY-WEBHOOK-PARTIAL-REFUND")
 @pytest.mark.needs("refunds_key", "profile", "webhook_receiver")
-def test_partial_refunds_carry_the_piece_and_the_running_total(stage: Stage) -> None:
+def test_partial_refunds_carry_the_piece_and_the_running_total(shared_stage: Stage) -> None:
     """Two refunds of a third each: both events carry the piece as `refund`; `refunded` is one third, then
     two thirds of the amount."""
+    stage = shared_stage
     paid = _paid(stage)
     subject, places = Subject("payment", paid["id"]), paid["decimals"]
     pieces = [partial_refund(stage, paid) for _ in range(2)]
@@ -72,10 +74,11 @@ def test_partial_refunds_carry_the_piece_and_the_running_total(stage: Stage) -> 
 
 @pytest.mark.req("EVT-NOT-ANNOUNCED")
 @pytest.mark.needs(*NEEDS, "operator")
-def test_a_dispute_is_not_announced_before_it_resolves(stage: Stage) -> None:
+def test_a_dispute_is_not_announced_before_it_resolves(shared_stage: Stage) -> None:
     """The card holder disputes a paid payment (operator): a minute later the feed and the endpoint hold
     nothing about it beyond `checkout_payment.paid`. (A bank deposit held short of the total cannot be
     driven through the API or the operator: not checked.)"""
+    stage = shared_stage
     paid = _paid(stage)
     subject = Subject("payment", paid["id"])
     first = parsed(stage.delivery_of("checkout_payment.paid", subject))
