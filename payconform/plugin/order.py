@@ -39,6 +39,12 @@ def spread(groups: Sequence[Sequence[T]], blocks: Sequence[bool] = ()) -> list[T
     return [k[3] for k in keyed]
 
 
+def fills_last(items: Sequence[Any]) -> list[Any]:
+    """``items`` with those marked ``fill`` moved to the end, each part in its own order."""
+    marked = [i for i in items if i.get_closest_marker(FILL_MARKER) is not None]
+    return [i for i in items if i.get_closest_marker(FILL_MARKER) is None] + marked
+
+
 def _shares_fixtures(item: Any) -> bool:
     defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
     return any(d.scope in _SHARED_SCOPES for chain in defs.values() for d in chain)
@@ -55,6 +61,5 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         by_module.setdefault(item.path, []).append(item)
     groups = list(by_module.values())
     ordered = spread(groups, [any(_shares_fixtures(i) for i in g) for g in groups])
-    last = [i for i in ordered if i.get_closest_marker(FILL_MARKER) is not None]
     others = [i for i in items if not active_for(i)]
-    items[:] = [i for i in ordered if i.get_closest_marker(FILL_MARKER) is None] + last + others
+    items[:] = fills_last(ordered) + others
