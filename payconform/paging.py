@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
@@ -277,11 +277,12 @@ def _names(errors: Any, param: str) -> bool:
                for entry in errors for v in (entry.values() if isinstance(entry, dict) else [entry]))
 
 
-def tampered(cursor: str) -> Iterable[tuple[str, str]]:
-    """Cursors no server issued: one with a character appended, one truncated to half."""
-    yield "a cursor with a character appended", cursor + "x"
+def tampered(cursor: str) -> tuple[str, str]:
+    """A cursor no server issued, and what it is: the issued one truncated to half (one probe: where the spec is
+    silent the answer is only observed; where it requires a refusal, a foreign cursor is the test)."""
     if len(cursor) > 1:
-        yield "a truncated cursor", cursor[: len(cursor) // 2]
+        return "a truncated cursor", cursor[: len(cursor) // 2]
+    return "a cursor with a character appended", cursor + "x"
 
 
 def inserted_between(pager: Pager, limit: int, insert: Callable[[], None]) -> tuple[Walk, Walk]:

@@ -20,6 +20,8 @@ from ..tiers import SMOKE_MARKER
 from .options import DEFAULT_TIMEOUT
 from .session import NO_TARGET, PayconformState, get_state
 
+FILL_MARKER = "fill"
+
 
 def is_suite_path(path: Path, config: pytest.Config) -> bool:
     """Whether a test file is a conformance test: below a ``suites/`` directory (inside the rootdir)."""
@@ -95,6 +97,9 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "(operator, clock, real_time, read_only_key, ...)")
     config.addinivalue_line("markers", f"{SMOKE_MARKER}(ids=None): runs in the smoke tier (--tier smoke, the "
                                        "pull-request gate); ids: only these parametrized cases")
+    config.addinivalue_line("markers", f"{FILL_MARKER}: makes many rows (or a list's shortfall, `at_least`): runs "
+                                       "after the other tests, whose rows then cost it nothing and whose events "
+                                       "do not wait behind its own")
     config.addinivalue_line("markers", "sweep: checks its requirements on every answer of a sweep over the contract "
                                        "(the fuzz phase); --select picks it by name, requirement id or its own part, "
                                        "never by the parts of the requirements it checks along the way")

@@ -7,7 +7,9 @@ webhook tests on deliveries (real time, few requests), the batch tests on the ba
 they leave the budget unused while all workers wait (measured: 10 to 30 s of nothing sent, several times a
 run). Spread, each kind of waiting overlaps with tests that send. A module whose tests share a fixture
 wider than a test (module, class or package scope) stays in one block, so the fixture is made once.
-Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the order.
+Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the order. Tests marked ``fill``
+(``FILL_MARKER``) go last: they make many rows (or only those a list lacks, which the others have made by then),
+and the events of many rows would hold up the deliveries other tests wait for.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from .markers import active_for
+from .markers import FILL_MARKER, active_for
 
 T = TypeVar("T")
 _SHARED_SCOPES = {"module", "class", "package"}
@@ -37,6 +39,12 @@ def spread(groups: Sequence[Sequence[T]], blocks: Sequence[bool] = ()) -> list[T
     return [k[3] for k in keyed]
 
 
+def fills_last(items: Sequence[Any]) -> list[Any]:
+    """``items`` with those marked ``fill`` moved to the end, each part in its own order."""
+    marked = [i for i in items if i.get_closest_marker(FILL_MARKER) is not None]
+    return [i for i in items if i.get_closest_marker(FILL_MARKER) is None] + marked
+
+
 def _shares_fixtures(item: Any) -> bool:
     defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
     return any(d.scope in _SHARED_SCOPES for chain in defs.values() for d in chain)
@@ -54,4 +62,4 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     groups = list(by_module.values())
     ordered = spread(groups, [any(_shares_fixtures(i) for i in g) for g in groups])
     others = [i for i in items if not active_for(i)]
-    items[:] = ordered + others
+    items[:] = fills_last(ordered) + others

@@ -13,6 +13,7 @@ from payconform.placeholders import fill
 from .answers import leaves
 from .money import is_decimal_string
 from .profile import success
+from .types import Scope, shared_scope
 
 CACHE_SECONDS = 61  # the balance may be "cached up to one minute": read it after moving the clock past that
 
@@ -21,6 +22,21 @@ def fund_sandbox(api: Api, contract: Contract) -> None:
     """Top up the sandbox balance with the profile's `fundSandbox` body."""
     ex = api.op("fundSandbox", json=fill(contract.operation("fundSandbox").get("body") or {}, {}))
     expect_status(ex, success(contract, "fundSandbox"), "topping up the sandbox balance")
+
+
+TOP_UP_EVERY = 10  # payouts' destinations a profile top-up (1000.00) pays for: ten tests of a few 10.00 payouts
+_PAID_SINCE: dict[Scope, int] = {}  # per organization and mode: destinations handed out since this worker's top-up
+
+
+def keep_funded(api: Api, contract: Contract) -> None:
+    """Top up the sandbox balance before this worker's first payout in an organization and mode, then before
+    every `TOP_UP_EVERY`-th: one top-up pays for many payouts of the profile's body, so a payout test need not
+    send one of its own. A test about the balance tops up itself (`fund_sandbox`, `top_up`)."""
+    shared = shared_scope(api)
+    if _PAID_SINCE.get(shared, TOP_UP_EVERY) >= TOP_UP_EVERY:
+        fund_sandbox(api, contract)
+        _PAID_SINCE[shared] = 0
+    _PAID_SINCE[shared] += 1
 
 
 def top_up(api: Api, contract: Contract, amount: str) -> Exchange:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
 from .checkout import sent_link
 from .profile import items
-from .types import Unique
+from .types import Scope, Unique, shared_scope
+
+_CROWDED: dict[Scope, list[Any]] = {}  # per organization and mode: [the crowded link's id, its payments]
 
 
 def example_total(contract: Contract, scenario: str) -> str:
@@ -28,13 +32,49 @@ def simulate(api: Api, link_id: str, reference: str, **headers_and_kw: Any) -> E
                   json={"reference": reference, "clientReferenceId": reference}, **headers_and_kw)
 
 
+REFUSED_PAYMENT = ("BAD_REQUEST", "LINK_EXPIRED")  # a link that cannot take a payment (simulate's row)
+SHARED_LINK_PAYMENTS = 25  # payments one shared link takes: a test's own stays on its list's first page (100)
+_PAYABLE: dict[tuple[Scope, str], list[Any]] = {}  # (scope, total) -> [a sent link's id, payments made on it]
+
+
 def payment(api: Api, contract: Contract, unique: Unique, total: str = "150.00") -> tuple[str, dict[str, Any]]:
-    """(link id, payment): a simulated payment on a fresh sent link priced `total`."""
-    link = sent_link(api, contract, unique, total)
-    ex = simulate(api, link["id"], unique("pref"))
+    """(link id, payment): a simulated payment on a sent link priced `total`. A test of a payment only pays the
+    link, never changes it, so a worker shares one link per organization, mode and total (`_PAYABLE`): a new one
+    after `SHARED_LINK_PAYMENTS`, or when the link cannot take one more (the cap per link and what expires a
+    link are not shown: 400 `BAD_REQUEST` or `LINK_EXPIRED`). A test about a link or its list makes its own."""
+    shared = (shared_scope(api), total)
+    for attempt in range(2):
+        held = _PAYABLE.get(shared)
+        if held is None or held[1] >= SHARED_LINK_PAYMENTS or attempt:
+            held = _PAYABLE[shared] = [sent_link(api, contract, unique, total)["id"], 0]
+        ex = simulate(api, held[0], unique("pref"))
+        held[1] += 1
+        refused = ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") in REFUSED_PAYMENT
+        if not refused or held[1] == 1:
+            break
     expect_status(ex, 200, "simulating a payment on a sent link")
     expect(isinstance(ex.json, dict) and isinstance(ex.json.get("id"), str), "the simulated payment has no `id`", ex)
-    return link["id"], ex.json
+    return held[0], ex.json
+
+
+def crowded_link(api: Api, contract: Contract, unique: Unique, n: int, shows: str) -> tuple[str, int]:
+    """(id, payments) of a sent link holding at least `n` simulated payments. The `limit` tests only read it, so a
+    worker makes one per organization and mode and adds only the payments it lacks (`_CROWDED`); its tests run
+    last (`fill`), so that the events of its payments hold up no other test's deliveries. The cap on
+    simulated payments per link is not shown: a target whose cap is below `n` cannot show `shows`, and the test
+    is skipped."""
+    shared = shared_scope(api)
+    if shared not in _CROWDED:
+        _CROWDED[shared] = [sent_link(api, contract, unique)["id"], 0]
+    held = _CROWDED[shared]
+    while held[1] < n:
+        ex = simulate(api, held[0], unique("pref"))
+        if ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") == "BAD_REQUEST":
+            pytest.skip(f"the target caps simulated payments at {held[1]} per link ('already at the maximum number "
+                        f"of simulated payments'), below the {n} that tell {shows} apart")
+        expect_status(ex, 200, "simulating a payment")
+        held[1] += 1
+    return held[0], held[1]
 
 
 def force(api: Api, payment_id: str, action: str, **kw: Any) -> Exchange:

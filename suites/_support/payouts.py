@@ -18,7 +18,7 @@ from payconform.placeholders import fill
 
 from .accounts import method_body, with_account_tail
 from .answers import member
-from .balance import fund_sandbox
+from .balance import keep_funded
 from .profile import corridors, items, setup_call, success
 from .recipients import create_recipient, first_destination, post_recipient, recipient_body
 from .schemas import component
@@ -45,12 +45,12 @@ def payout_body(contract: Contract, destination: str, reference: str, **fields: 
 
 def scenario_destination(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
                          method: dict[str, Any] | None = None, own: bool = False) -> str:
-    """Tops up the balance and returns the `destinationAccountId` of a recipient whose account identifier
-    ends in `scenario` (the profile's default account picks no scenario). A test only pays that destination,
-    so with the profile's example method it is made once per organization, mode and scenario in this worker
-    and reused (`_DESTINATIONS`); `method` (a `method_body`) replaces the example and makes a new recipient,
-    and so does `own` (payouts whose bodies differ only in their destination: the duplicate-body guard)."""
-    fund_sandbox(api, contract)
+    """Keeps the balance funded (`keep_funded`) and returns the `destinationAccountId` of a recipient whose
+    account identifier ends in `scenario` (the profile's default account picks no scenario). A test only pays
+    that destination, so with the profile's example method it is made once per organization, mode and scenario
+    in this worker and reused (`_DESTINATIONS`); `method` (a `method_body`) replaces the example and makes a new
+    recipient, and so does `own` (payouts whose bodies differ only in their destination: the duplicate-body guard)."""
+    keep_funded(api, contract)
     shared = (shared_scope(api), scenario)
     if method is None and not own and shared in _DESTINATIONS:
         return _DESTINATIONS[shared]
@@ -67,7 +67,7 @@ def scenario_destination(api: Api, contract: Contract, unique: Unique, scenario:
 
 
 def payable_destination(api: Api, contract: Contract, unique: Unique) -> str:
-    """Tops up the sandbox balance; the `destinationAccountId` of a recipient to pay (shared, as above)."""
+    """Keeps the sandbox balance funded; the `destinationAccountId` of a recipient to pay (shared, as above)."""
     return scenario_destination(api, contract, unique)
 
 

@@ -1,6 +1,7 @@
 """Samples: the fewest requests that end in one documented answer, a success or a refusal whose `type` the
 spec names for that situation. Tests that must hold on every response (content type, request id, error body)
-run over the samples instead of each inventing its own requests."""
+run over the samples instead of each inventing its own requests, and read one answer per sample: a worker
+sends each sample once per organization (`Sample.answer`), and each test checks its own rule on it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from payconform.contract import Contract
 from payconform.expect import expect_status
 
 from .products import product_body
-from .types import Unique
+from .types import Scope, Unique, shared_scope
+
+_ANSWERS: dict[tuple[Scope, str], Exchange] = {}  # (scope, sample) -> its answer, sent once in this worker
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,14 @@ class Sample:
 
     def __str__(self) -> str:
         return self.name
+
+    def answer(self, api: Api, contract: Contract, unique: Unique) -> Exchange:
+        """The sample's answer, sent the first time a test of this worker asks for it in `api`'s organization:
+        the rules about every response are checked on one exchange, each by its own test."""
+        shared = (shared_scope(api), self.name)
+        if shared not in _ANSWERS:
+            _ANSWERS[shared] = self.send(api, contract, unique)
+        return _ANSWERS[shared]
 
 
 def _idempotency_conflict(api: Api, contract: Contract, unique: Unique) -> Exchange:

@@ -17,7 +17,7 @@ from .._support.types import Unique
 @pytest.mark.parametrize("sample", SAMPLES, ids=str)
 def test_response_is_json(api: Api, contract: Contract, unique: Unique, sample: Sample) -> None:
     """Each sample answer (2xx and 4xx, several routes) has `content-type: application/json` and a JSON body."""
-    ex = expect_status(sample.send(api, contract, unique), sample.status, sample.name)
+    ex = expect_status(sample.answer(api, contract, unique), sample.status, sample.name)
     expect(media_type(ex.headers) == JSON_MEDIA_TYPE,
            f"content-type is {ex.headers.get('content-type')!r}, not application/json", ex)
     ex.json  # noqa: B018 - fails with the requirement when the body does not parse as JSON

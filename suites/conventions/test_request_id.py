@@ -17,7 +17,7 @@ from .._support.types import Unique
 @pytest.mark.parametrize("sample", SAMPLES, ids=str)
 def test_every_response_carries_x_request_id(api: Api, contract: Contract, unique: Unique, sample: Sample) -> None:
     """The header is present and non-empty on 2xx answers and on 401, 403, 404, 400 and 409 refusals."""
-    ex = expect_status(sample.send(api, contract, unique), sample.status, sample.name)
+    ex = expect_status(sample.answer(api, contract, unique), sample.status, sample.name)
     expect(bool(ex.request_id and ex.request_id.strip()), "the response has no (or an empty) x-request-id header", ex)
 
 
@@ -25,7 +25,7 @@ def test_every_response_carries_x_request_id(api: Api, contract: Contract, uniqu
 @pytest.mark.parametrize("sample", REFUSALS, ids=str)
 def test_error_body_request_id_equals_header(api: Api, contract: Contract, unique: Unique, sample: Sample) -> None:
     """`requestId` in the error body is the x-request-id header's value (``expect_error`` compares them)."""
-    expect_error(sample.send(api, contract, unique), sample.status, sample.type)
+    expect_error(sample.answer(api, contract, unique), sample.status, sample.type)
 
 
 @pytest.mark.req("CONV-REQUEST-ID-HEADER")

@@ -20,7 +20,16 @@ from payconform.paging import created_together, in_order
 from .._support.answers import scalars
 from .._support.checkout import draft, link_in, pause, sent_link
 from .._support.money import base_amount
-from .._support.payments import example_total, force, list_payments, page_items, payment, read_payment, simulate
+from .._support.payments import (
+    crowded_link,
+    example_total,
+    force,
+    list_payments,
+    page_items,
+    payment,
+    read_payment,
+    simulate,
+)
 from .._support.schemas import expect_component
 
 APART = 1.0  # seconds between the payments whose order is checked
@@ -110,7 +119,7 @@ def test_list_is_newest_first_and_paged(api: Api, contract: Contract, unique) ->
     expect("nextCursor" not in last.json or last.json.get("nextCursor") is None,
            "the last page still carries a `nextCursor`", last)
     listed = page_items(contract, first) + page_items(contract, last)
-    seen = [p.get("id") if isinstance(p, dict) else p for p in listed]
+    seen = _ids(listed)
     expect(sorted(seen) == sorted(made), f"pages list {seen!r}; the payments are {made!r}", last)
     newest_first = sorted(listed, key=lambda p: made.index(p["id"]), reverse=True)
     expect(in_order(listed, newest_first, created_together),
@@ -119,44 +128,50 @@ def test_list_is_newest_first_and_paged(api: Api, contract: Contract, unique) ->
 
 
 @pytest.mark.smoke
+@pytest.mark.req("LIMIT-PAY-INVALID-DEFAULT")
+def test_invalid_limit_is_never_refused(api: Api, contract: Contract, unique) -> None:
+    """`limit` of `0`, `-5` or `abc` is never a 400: each answers the page a read without `limit` answers, on a
+    link of a few payments (that the page is then 20 long is `test_limit_defaults_and_clamps`'s: 21 payments)."""
+    link, _ = payment(api, contract, unique)
+    plain = _ids(page_items(contract, list_payments(api, link)))
+    for value in ("0", "-5", "abc"):
+        ex = list_payments(api, link, limit=value)
+        got = _ids(page_items(contract, ex))
+        expect(got == plain, f"limit {value!r} listed {got}; without `limit` the page lists {plain}: zero, negative "
+               "or non-numeric becomes the default of 20", ex)
+
+
+@pytest.mark.fill
 @pytest.mark.req("LIMIT-PAY-DEFAULT", "LIMIT-PAY-INVALID-DEFAULT", "LIMIT-PAY-CLAMP-HIGH")
 def test_limit_defaults_and_clamps(api: Api, contract: Contract, unique) -> None:
-    """With 21 payments: no `limit`, `0`, `-5` and `abc` each give a page of 20 with a `nextCursor`;
-    `150` gives all 21 (not refused, not clamped below 21: `test_limit_above_100_becomes_100` tells 100 apart);
-    never a 400."""
-    link = _paid_link(api, contract, unique, 21, "the default of 20")
+    """On a link of 21 payments or more (the worker's crowded link): no `limit`, `0`, `-5` and `abc` each give a
+    page of 20 with a `nextCursor`; `150` gives every payment up to 100 (not refused, not clamped below 100:
+    `test_limit_above_100_becomes_100` tells 100 from no clamp); never a 400."""
+    link, held = crowded_link(api, contract, unique, 21, "the default of 20")
     for params in ({}, {"limit": "0"}, {"limit": "-5"}, {"limit": "abc"}):
         ex = list_payments(api, link, **params)
         items = page_items(contract, ex)
         expect(len(items) == 20 and ex.json.get("nextCursor"),
                f"limit {params.get('limit', 'absent')!r} gave {len(items)} payments; it must become 20", ex)
     ex = list_payments(api, link, limit="150")
-    expect(len(page_items(contract, ex)) == 21, f"limit 150 gave {len(page_items(contract, ex))} of 21 payments;"
-           " above 100 becomes 100", ex)
+    expect(len(page_items(contract, ex)) == min(held, 100), f"limit 150 gave {len(page_items(contract, ex))} of "
+           f"{held} payments; above 100 becomes 100", ex)
 
 
+@pytest.mark.fill
 @pytest.mark.req("LIMIT-PAY-CLAMP-HIGH")
 def test_limit_above_100_becomes_100(api: Api, contract: Contract, unique) -> None:
-    """With 101 payments, `limit=150` gives 100 and a `nextCursor`: above 100 becomes 100, told apart from no
-    clamp (101) and from a lower one (50, 20)."""
-    link = _paid_link(api, contract, unique, 101, "the clamp of 100")
+    """With 101 payments (the worker's crowded link), `limit=150` gives 100 and a `nextCursor`: above 100 becomes
+    100, told apart from no clamp (101) and from a lower one (50, 20)."""
+    link, held = crowded_link(api, contract, unique, 101, "the clamp of 100")
     ex = list_payments(api, link, limit="150")
     items = page_items(contract, ex)
-    expect(len(items) == 100 and ex.json.get("nextCursor"), f"limit 150 over 101 payments gave {len(items)} "
+    expect(len(items) == 100 and ex.json.get("nextCursor"), f"limit 150 over {held} payments gave {len(items)} "
            f"({'with' if ex.json.get('nextCursor') else 'without'} a `nextCursor`); above 100 becomes 100", ex)
 
 
-def _paid_link(api: Api, contract: Contract, unique, n: int, shows: str) -> str:
-    """A sent link of the test's own with `n` simulated payments (the link id). The cap on simulated payments
-    per link is not shown: a target whose cap is below `n` cannot show `shows`, and the test is skipped."""
-    link = sent_link(api, contract, unique)
-    for made in range(n):
-        ex = simulate(api, link["id"], unique("pref"))
-        if ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") == "BAD_REQUEST":
-            pytest.skip(f"the target caps simulated payments at {made} per link ('already at the maximum number of "
-                        f"simulated payments'), below the {n} that tell {shows} apart")
-        expect_status(ex, 200, "simulating a payment")
-    return link["id"]
+def _ids(listed: list) -> list:
+    return [p.get("id") if isinstance(p, dict) else p for p in listed]
 
 
 @pytest.mark.req("PAY-FORCE", "PAY-FORCE-BY-REFERENCE")

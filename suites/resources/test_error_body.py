@@ -24,7 +24,7 @@ from .._support.types import Unique
 @pytest.mark.parametrize("sample", REFUSALS, ids=str)
 def test_error_body_fields(api: Api, contract: Contract, unique: Unique, sample: Sample) -> None:
     """The refusal is the spec's error body with the documented `type` (``expect_error`` checks the fields)."""
-    ex = sample.send(api, contract, unique)
+    ex = sample.answer(api, contract, unique)
     body = expect_error(ex, sample.status, sample.type)
     expect(isinstance(body.get("resolution", ""), str),
            f"`resolution` is {body.get('resolution')!r}, not a string", ex)

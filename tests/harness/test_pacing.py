@@ -238,6 +238,19 @@ def test_each_module_is_spread_over_the_run():
     assert spread([]) == []
 
 
+def test_tests_that_fill_lists_run_last():
+    """A test marked ``fill`` (many rows, or a list's shortfall) goes after the others, which make its rows."""
+    from types import SimpleNamespace
+
+    from payconform.plugin.order import fills_last
+
+    def item(name, fill=False):
+        return SimpleNamespace(name=name, get_closest_marker=lambda mark: object() if fill and mark == "fill" else None)
+
+    order = fills_last([item("a"), item("f1", True), item("b"), item("f2", True), item("c")])
+    assert [i.name for i in order] == ["a", "b", "c", "f1", "f2"]
+
+
 def test_a_wider_fixture_keeps_its_module_whole():
     from types import SimpleNamespace
 
