@@ -62,6 +62,30 @@ def _(ref: Reference) -> None:
         return original(call)
 
 
+@mutant("ledger-limit-non-integer-500", reqs=["LIMIT-LIST-ROUTES"],
+        doc="Balance history, balance transactions and audit events crash (500 INTERNAL) on a `limit` that is not one"
+            " plain integer: text, a decimal, empty, or given twice.")
+def _(ref: Reference) -> None:
+    for op_id in (HISTORY, BTX, AUDIT):
+        @around(ref, op_id)
+        def _(original: Handler, call: Call) -> Reply:
+            values = call.query_params.getlist("limit")
+            if values and (len(values) > 1 or not values[0].lstrip("-").isdigit()):
+                raise ValueError(f"limit {values!r} is not an integer")
+            return original(call)
+
+
+@mutant("audit-limit-overflow-500", reqs=["LIMIT-LIST-ROUTES"],
+        doc="Audit events crash (500 INTERNAL) on a `limit` beyond 32 bits instead of following the route's rule.")
+def _(ref: Reference) -> None:
+    @around(ref, AUDIT)
+    def _(original: Handler, call: Call) -> Reply:
+        limit = _limit(call)
+        if limit is not None and abs(limit) >= 2**31:
+            raise OverflowError("limit does not fit a 32-bit integer")
+        return original(call)
+
+
 def _default_size(ref: Reference, op_id: str, size: str = "20") -> None:
     @around(ref, op_id)
     def _(original: Handler, call: Call) -> Reply:
