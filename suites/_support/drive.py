@@ -27,6 +27,7 @@ from . import batches
 from .answers import scalars
 from .approvals import fund_for_threshold, hold
 from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, kind, wait_for
+from .machines import path, walk
 from .payments import example_total, force, payment, refund
 from .payouts import cancel_payout, create_payout, create_self_funded, timeline
 from .profile import success
@@ -111,9 +112,14 @@ def _created(stage: Stage, scenario: str) -> Subject:
 
 
 def _payout(stage: Stage, scenario: str) -> Subject:
-    """A payout in `scenario`, then the profile's time for every scenario to reach its last state."""
+    """A payout in `scenario`, then the profile's time for every scenario to reach its last state: on the clock
+    in one move; in real time read every profile step until it has moved twice (pending, processing, and where it
+    ends), within that time."""
     subject = _created(stage, scenario)
-    stage.advance(timeline(stage.contract)["settle_seconds"])
+    if stage.clock is not None:
+        stage.advance(timeline(stage.contract)["settle_seconds"])
+    else:
+        walk(stage.api, REAL_TIME, stage.org_id, stage.contract, subject.id, until=lambda rs: len(path(rs)) >= 3)
     return subject
 
 
