@@ -33,6 +33,7 @@ def test_every_run_of_every_shape_fails_nothing(shape_runs: ShapeRuns) -> None:
 
 @pytest.mark.parametrize("shape", sorted(FLOORS))
 def test_a_no_operator_shape_passes_its_floor_of_requirements(shape_runs: ShapeRuns, shape: str) -> None:
+    assert shape_runs.of(shape), f"the {shape} shape was not run"
     short = [run for run in shape_runs.of(shape) if len(run.passed_requirements) < FLOORS[shape]]
     assert not short, "\n".join(f"{run.shape} run {run.round}: {len(run.passed_requirements)} requirements passed, "
                                 f"fewer than {FLOORS[shape]}" for run in short)
