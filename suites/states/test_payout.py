@@ -132,13 +132,14 @@ def test_a_failed_payout_is_not_an_error_response(timed: Timed, contract: Contra
 
 @pytest.mark.req("PAYOUT-T-RETURNED", "PAYOUT-RETURN-BODY", "PAYOUT-COMPLETED-AT-RETURNED",
                  "PAYOUT-COMPLETED-NOT-TERMINAL")
-@pytest.mark.needs("operator", "clock", "profile")
-def test_bank_return_after_completion(fresh_org, clock, contract: Contract, unique: Unique) -> None:
+@pytest.mark.needs("profile")
+def test_bank_return_after_completion(timed: Timed, contract: Contract, unique: Unique) -> None:
     """A completed payout the bank sends back reads `status: failed`, `failureCode: returned_by_bank`,
-    `fundsReturned: true`, and keeps the `completedAt` it had."""
-    org = fresh_org()
-    payout_id = create_payout(org.api, contract, unique, "0004").json["payoutId"]
-    readings = walk(org.api, clock, org.org_id, contract, payout_id)
+    `fundsReturned: true`, and keeps the `completedAt` it had (in real time, read until it has come back)."""
+    api, clock = timed.api, timed.clock
+    payout_id = create_payout(api, contract, unique, "0004").json["payoutId"]
+    readings = walk(api, clock, api.org_id, contract, payout_id,
+                    until=_came_back if clock is REAL_TIME else None)
     done, last = first(readings, "completed"), readings[-1]
     expect(done is not None, f"scenario 0004 went {path(readings)}; it never completed", last.ex)
     returned = contract.machine("payout")["returned"]
@@ -170,12 +171,20 @@ def test_failed_and_returned_are_final(scenario: str, fresh_org, clock, contract
 
 
 @pytest.mark.req("ORDER-READ", "PAYOUT-ONLY-FORWARD-FROM-COMPLETED")
-@pytest.mark.needs("operator", "clock", "profile")
+@pytest.mark.needs("profile")
 @pytest.mark.parametrize("scenario", [DEFAULT, "0004"])
-def test_repeated_reads_never_go_backwards(scenario: str, fresh_org, clock, contract: Contract,
-                                           unique: Unique) -> None:
-    """Read three times after every step, the payout is never seen in an earlier state than before."""
-    org = fresh_org()
-    payout_id = create_payout(org.api, contract, unique, scenario).json["payoutId"]
-    readings = walk(org.api, clock, org.org_id, contract, payout_id, reads_per_step=3)
+def test_repeated_reads_never_go_backwards(scenario: str, timed: Timed, contract: Contract, unique: Unique) -> None:
+    """Read three times after every step, the payout is never seen in an earlier state than before (in real
+    time, until it has completed, and for scenario 0004 come back)."""
+    api, clock = timed.api, timed.clock
+    payout_id = create_payout(api, contract, unique, scenario).json["payoutId"]
+    done = _came_back if scenario == "0004" else (lambda rs: rs[-1].status == "completed")
+    readings = walk(api, clock, api.org_id, contract, payout_id, reads_per_step=3,
+                    until=done if clock is REAL_TIME else None)
     expect_forward_only(readings, contract)
+
+
+def _came_back(readings: list) -> bool:
+    """Whether the payout was read `completed` and then `failed` (a bank return)."""
+    seen = path(readings)
+    return "completed" in seen and seen[-1] == "failed"
