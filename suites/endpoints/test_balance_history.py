@@ -106,6 +106,26 @@ def test_a_payout_from_the_balance_is_debited(own_org, contract: Contract, uniqu
     expect(not other, f"`payout` entries read status {other}; a payout drawn from the balance is `DEBITED`", window.ex)
 
 
+@pytest.mark.req("HIST-REVERSAL")
+@pytest.mark.needs("profile")
+def test_a_failed_payout_keeps_its_debit_and_gains_a_reversal(own_org, contract: Contract, unique) -> None:
+    """A payout from the balance that fails with its money returned (the profile's scenario 0003), read until it
+    has failed: in the window opened just before it, a `payout` `DEBITED` entry and a `reversal` `RETURNED` one
+    (other workers' entries may stand beside them: the spec's fields do not tell whose an entry is)."""
+    org = own_org()
+    pager, since, _ = history_window(org, contract, 1)
+    payout_id = create_payout(org.api, contract, unique, "0003").json["payoutId"]
+    readings = walk(org.api, REAL_TIME, org.org_id, contract, payout_id, until=lambda rs: rs[-1].status == "failed")
+    expect(readings[-1].status == "failed", f"scenario 0003 reads {readings[-1].status!r}, not 'failed'",
+           readings[-1].ex)
+    window = filtered_page(pager, "balance history", since=since, limit="500")
+    kinds = {(e.get("type"), e.get("status")) for e in window.items}
+    expect({("payout", "DEBITED"), ("reversal", "RETURNED")} <= kinds,
+           f"after payout {payout_id} failed with its money returned, the entries since just before it are of "
+           f"kinds {sorted(map(str, kinds))}: it keeps its `payout` `DEBITED` and gains a `reversal` `RETURNED`",
+           window.ex)
+
+
 @pytest.mark.req("HIST-SINCE")
 def test_since_an_entrys_own_time_leaves_it_out(own_org, contract: Contract) -> None:
     """`since=T` lists only entries settled strictly after T: with T the `createdAt` of the test's own top-up
