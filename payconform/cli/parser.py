@@ -121,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--mutant", metavar="NAME", help="start with this mutant (a named deviation)")
     serve.add_argument("--operator-token", metavar="TOKEN", help="operator token (default: random)")
     serve.add_argument("--write-target", metavar="FILE", required=True, help="where to write the target file")
+    serve.add_argument("--rate-limit", type=int, metavar="N",
+                       help="a faster sandbox: N requests per minute per credential instead of the spec's 100 (the "
+                            "per-route limits scale with it); the target file declares it, and the rate-limit "
+                            "tests judge the server by it")
+    serve.add_argument("--ip-rate-limit", type=int, metavar="N",
+                       help="N requests per minute per source IP instead of the spec's 2,000 (declared likewise)")
     receiver_cli.add_parser(sub)
     baseline = sub.add_parser("baseline", help="manage the baseline of expected failures and skips (CI gates)")
     bsub = baseline.add_subparsers(dest="baseline_command", metavar="ACTION")

@@ -12,26 +12,37 @@ from ..target import Target
 
 
 def start_reference(host: str, port: int, db: str | None, mutant: str | None,
-                    token: str | None, log: IO[str] | None = None) -> tuple[Any, Target]:
+                    token: str | None, log: IO[str] | None = None, *, rate_limit: int | None = None,
+                    ip_rate_limit: int | None = None) -> tuple[Any, Target]:
     """Start the reference server and provision an organization and every credential; stop it on failure.
-    ``log`` receives the server's own output (its errors, a traceback behind a 500)."""
+    ``log`` receives the server's own output (its errors, a traceback behind a 500). ``rate_limit`` and
+    ``ip_rate_limit`` replace the spec's limits in the server, and the target file declares them."""
     from ..provision import provision_reference
     from ..refserver import RefServer
 
-    server = RefServer(host, port, db=db, mutant=mutant, operator_token=token, log=log)
+    server = RefServer(host, port, db=db, mutant=mutant, operator_token=token, log=log,
+                       extra_args=limit_args(rate_limit, ip_rate_limit))
     server.start()
+    limits = {k: v for k, v in (("rate_limit", rate_limit), ("ip_rate_limit", ip_rate_limit)) if v is not None}
     try:
-        target = provision_reference(server)
+        target = provision_reference(server, **limits)
     except BaseException:
         server.stop()
         raise
     return server, target
 
 
+def limit_args(rate_limit: int | None, ip_rate_limit: int | None) -> list[str]:
+    """The reference server's options for limits other than the spec's."""
+    return [*(["--rate-limit", str(rate_limit)] if rate_limit is not None else []),
+            *(["--ip-rate-limit", str(ip_rate_limit)] if ip_rate_limit is not None else [])]
+
+
 def cmd_serve(ns: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM; 3 when the server cannot start or exits on its own."""
     try:
-        server, target = start_reference(ns.host, ns.port, ns.db, ns.mutant, ns.operator_token, log=sys.stderr)
+        server, target = start_reference(ns.host, ns.port, ns.db, ns.mutant, ns.operator_token, log=sys.stderr,
+                                         rate_limit=ns.rate_limit, ip_rate_limit=ns.ip_rate_limit)
     except Exception as exc:  # noqa: BLE001
         print(f"payconform: cannot start the reference server: {exc}", file=sys.stderr)
         return 3

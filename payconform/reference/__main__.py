@@ -56,10 +56,22 @@ def _parser() -> argparse.ArgumentParser:
                    help="apply a mutant or variant (repeatable; or several comma-separated, applied in order)")
     p.add_argument("--operator-token", default=os.environ.get("PAYCONFORM_OPERATOR_TOKEN"))
     p.add_argument("--token-file", type=Path, help="where to write a generated operator token")
+    p.add_argument("--rate-limit", type=_positive, metavar="N",
+                   help="requests per minute per credential (spec: 100); the balance history and batch submission"
+                        " limits scale with it (60 and 30 at 100). Declare the same `rate_limit` in the target file")
+    p.add_argument("--ip-rate-limit", type=_positive, metavar="N",
+                   help="requests per minute per source IP (spec: 2,000); declare it as `ip_rate_limit`")
     p.add_argument("--list-mutants", action="store_true", help="print name<TAB>reqs<TAB>doc per mutant")
     p.add_argument("--list-variants", action="store_true", help="print name<TAB><TAB>doc per variant")
     p.add_argument("--json", action="store_true", help="with --list-*: one JSON array instead")
     return p
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: a limit is at least 1")
+    return value
 
 
 def _list(table: dict[str, mutants.Mutant], as_json: bool) -> None:
@@ -103,6 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     ref = Reference(Config(operator_token=_token(args), db_path=args.db))
+    ref.ratelimit.scale(args.rate_limit, args.ip_rate_limit)
     try:
         for name in (name for arg in args.mutant for name in arg.split(",") if name):
             mutants.apply(ref, name)

@@ -5,6 +5,9 @@ inside it is refused with `Retry-After` = the whole seconds until the window clo
 makes `Retry-After` authoritative: a request sent that many seconds later starts a new window. The
 per-credential limiter reads the organization's clock, so the operator can fast-forward it; the
 per-source-IP ceiling (2,000 per minute) reads the wall clock.
+
+`scale()` moves the spec's limits for a faster sandbox (`--rate-limit`, `--ip-rate-limit`): the per-route rows
+keep their ratio to the per-credential default, so a target file declaring the same `rate_limit` describes them.
 """
 
 from __future__ import annotations
@@ -16,17 +19,31 @@ from .auth import Principal
 from .clock import Clock
 from .errors import ApiError
 
+SPEC_RATE = 100  # Limits, row Default rate: per credential per minute
+SPEC_IP_RATE = 2000  # Limits, row Per-source-IP ceiling
+
 
 class RateLimiter:
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
-        self.per_key_limit = 100
-        self.per_ip_limit = 2000
+        self.per_key_limit = SPEC_RATE
+        self.per_ip_limit = SPEC_IP_RATE
         self.window_seconds = 60.0
         self.per_operation_limits = {"getBalanceHistory": 60}  # Limits, row Balance history: per credential
         self.per_operation_limits["createPayoutBatch"] = 30  # Limits, row Batch submission (per credential)
         self.per_bearer_limit = 20  # profile sandbox.payout_links.rate_limit: per payout link (spec: "429", no value)
         self._windows: dict[str, tuple[float, int]] = {}
+
+    def scale(self, rate: int | None = None, ip_rate: int | None = None) -> None:
+        """Per-credential default ``rate`` (each per-route row scaled by ``rate``/100, at least 1) and per-IP
+        ceiling ``ip_rate``; the per-payout-link limit is the profile's, not a Limits row, and stays."""
+        if rate is not None:
+            factor = rate / self.per_key_limit
+            self.per_key_limit = rate
+            self.per_operation_limits = {op: max(1, round(limit * factor))
+                                         for op, limit in self.per_operation_limits.items()}
+        if ip_rate is not None:
+            self.per_ip_limit = ip_rate
 
     def check_ip(self, host: str | None) -> None:
         self._hit(f"ip:{host}", self.clock.wall(), self.per_ip_limit)

@@ -7,6 +7,7 @@ the OpenAPI response schemas, made tolerant), `money` and `instants` (formats), 
 `products`, `balance`, `payouts`, `machines` (the payout lifecycle walk), `approvals`, `batches`, `checkout` (links), `payments` (checkout
 payments), `payout_links`, `pricing`, `idempotency`, `signing` (Mode B), `samples` (one request per
 documented answer), `lists` (seeders of the list routes), `events` (the catalog and the feed),
-`deliveries` (webhook deliveries), `drive` (making each event type happen), `versioning`, `controls`
+`deliveries` (webhook deliveries), `drive` (making each event type happen), `versioning`, `rates` (the rate
+limits a test trips, judged by a declared limit), `controls`
 (the request without a key that shows a 200 was the key's).
 """

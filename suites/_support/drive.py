@@ -27,6 +27,7 @@ from . import batches
 from .answers import scalars
 from .approvals import fund_for_threshold, hold
 from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, kind, wait_for
+from .machines import path, walk
 from .payments import example_total, force, payment, refund
 from .payouts import cancel_payout, create_payout, create_self_funded, timeline
 from .profile import success
@@ -110,10 +111,20 @@ def _created(stage: Stage, scenario: str) -> Subject:
     return Subject("payout", create_payout(stage.api, stage.contract, stage.unique, scenario).json["payoutId"])
 
 
-def _payout(stage: Stage, scenario: str) -> Subject:
-    """A payout in `scenario`, then the profile's time for every scenario to reach its last state."""
+def _payout(stage: Stage, scenario: str, reach: str | None = None) -> Subject:
+    """A payout in `scenario`, then the profile's time for every scenario to reach its last state: on the clock
+    in one move; in real time read every profile step, within that time, until it has moved into `reach` (else
+    until it has moved twice: pending, processing, and where it ends)."""
     subject = _created(stage, scenario)
-    stage.advance(timeline(stage.contract)["settle_seconds"])
+    if stage.clock is not None:
+        stage.advance(timeline(stage.contract)["settle_seconds"])
+        return subject
+
+    def there(readings: list) -> bool:
+        seen = path(readings)
+        return seen[-1] == reach and len(seen) > 1 if reach else len(seen) >= 3
+
+    walk(stage.api, REAL_TIME, stage.org_id, stage.contract, subject.id, until=there)
     return subject
 
 
@@ -184,7 +195,10 @@ DRIVERS: dict[str, Callable[[Stage, str], Subject]] = {
 }
 
 
-def drive(stage: Stage, how: dict[str, str]) -> Subject:
-    """Make the event of a catalog row happen (`drive: {payout: "0003"}` and the like)."""
+def drive(stage: Stage, how: dict[str, str], reach: str | None = None) -> Subject:
+    """Make the event of a catalog row happen (`drive: {payout: "0003"}` and the like); a payout followed in real
+    time is read until its status is `reach` (the row's expected status), where given."""
     (kind, value), = how.items()
+    if kind == "payout":
+        return _payout(stage, value, reach)
     return DRIVERS[kind](stage, value)

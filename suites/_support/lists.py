@@ -294,12 +294,17 @@ def own_history(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, Page
     entries at most) and the entries of the top-ups on it, found by amount (None when entries show no `amount`,
     a field the spec does not name). The history's order is not shown, so a window finds the test's entries on
     a busy organization."""
-    amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)
-    since = history_since(org.api, contract, amounts)
-    pager = Pager(org.api, contract, "getBalanceHistory")
+    pager, since, amounts = history_window(org, contract, n)
     page = filtered_page(pager, "balance history", since=since, limit="500")
     shown = any(isinstance(e, dict) and "amount" in e for e in page.items)
     return pager, page, rows_of(page, amounts) if shown else None
+
+
+def history_window(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, str, list[str]]:
+    """`n` top-ups of `org`, the balance-history pager and a `since` just before them (`history_since`), and
+    the top-ups' amounts: a window a test reads again after what it does next."""
+    amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)
+    return Pager(org.api, contract, "getBalanceHistory"), history_since(org.api, contract, amounts), amounts
 
 
 def history_since(api: Api, contract: Contract, amounts: list[str]) -> str:

@@ -106,6 +106,15 @@ def refund(api: Api, contract: Contract, payment_id: str, amount_base: str | Non
     return api.op("refundCheckoutPayment", paymentId=payment_id, json=refund_body(contract, amount_base), **kw)
 
 
+def expect_payment_unchanged(api: Api, contract: Contract, link_id: str, before: dict[str, Any],
+                             refusal: Exchange) -> None:
+    """The payment read after `refusal` has the `status` and `refundedBase` it had `before`: no money moved."""
+    after = read_payment(api, contract, link_id, before["id"])
+    for field in ("status", "refundedBase"):
+        expect(after.get(field) == before.get(field), f"the refusal moved money: `{field}` went from"
+               f" {before.get(field)!r} to {after.get(field)!r}", refusal)
+
+
 def page_items(contract: Contract, ex: Exchange) -> list[dict[str, Any]]:
     """The payments of a `listCheckoutPayments` page (where the profile says the items are)."""
     return items(contract, "listCheckoutPayments", ex)

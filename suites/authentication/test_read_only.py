@@ -56,7 +56,8 @@ def test_read_only_key_cannot_add_method(api: Api, read_only: Api, recipient, co
 
 
 @pytest.mark.smoke
-@pytest.mark.req("AUTH-READ-ONLY-NO-SPEND", "AUTH-COMMON-403", "ERR-INSUFFICIENT-SCOPE", "AUTH-REFUSED-NOTHING-RAN")
+@pytest.mark.req("AUTH-READ-ONLY-NO-SPEND", "AUTH-COMMON-403", "ERR-INSUFFICIENT-SCOPE", "AUTH-REFUSED-NOTHING-RAN",
+                 "KEY-SCOPES")
 def test_read_only_key_cannot_update_recipient(api: Api, read_only: Api, recipient, unique) -> None:
     """A PATCH of a recipient's name with a read-only key: 403 INSUFFICIENT_SCOPE, and the name is unchanged."""
     ex = read_only.op("updateBeneficiary", recipientId=recipient["id"], json={"name": unique("renamed")})

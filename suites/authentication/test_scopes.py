@@ -17,7 +17,7 @@ from payconform.expect import expect, expect_error, expect_status
 from payconform.placeholders import fill
 
 from .._support.controls import expect_refused_without_key
-from .._support.payments import payment, read_payment, refund
+from .._support.payments import expect_payment_unchanged, payment, read_payment, refund
 from .._support.products import product_body
 from .._support.profile import success
 from .._support.recipients import recipient_body
@@ -40,6 +40,17 @@ def test_read_only_key_is_refused_on_every_request(api_as, contract: Contract, u
         for attempt in ("first", "second"):
             expect_error(read_only.op(op_id, json=body), 403, "INSUFFICIENT_SCOPE",
                          f"{op_id} with the read-only key, {attempt} attempt")
+
+
+@pytest.mark.req("AUTH-REFUNDS-MISSING", "ERR-INSUFFICIENT-SCOPE")
+def test_a_key_without_refunds_cannot_refund(api: Api, contract: Contract, unique) -> None:
+    """The run's `api_key` (read+write, as a target file describes it), without `refunds`: a refund is 403
+    INSUFFICIENT_SCOPE and nothing is refunded (the refunds key's side: test_refunds_key_refunds)."""
+    link_id, paid = payment(api, contract, unique)
+    before = read_payment(api, contract, link_id, paid["id"])
+    ex = refund(api, contract, paid["id"], "100")
+    expect_error(ex, 403, "INSUFFICIENT_SCOPE", "a refund with a key lacking `refunds`")
+    expect_payment_unchanged(api, contract, link_id, before, ex)
 
 
 @pytest.mark.req("AUTH-REFUNDS-SCOPE")

@@ -10,17 +10,21 @@ suites/limits.
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
 
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error
-from payconform.paging import Pager
+from payconform.paging import Page, Pager
 
 from .._support.balance import CACHE_SECONDS, provider_figure, read_balance, top_up
-from .._support.lists import at_least, filtered_page, own_history, topped_up
+from .._support.instants import is_instant
+from .._support.lists import at_least, filtered_page, history_window, own_history, topped_up
+from .._support.machines import walk
 from .._support.payouts import create_payout
+from .._support.realtime import REAL_TIME
 
 TYPES = {"funding", "payout", "reversal"}
 STATUSES = {"COMPLETED", "DEBITED", "RETURNED", "CANCELED"}
@@ -76,6 +80,72 @@ def test_balance_after_reconciles_with_the_balance(fresh_org, clock, contract: C
         totals = [Decimal(e["balanceAfter"]) for e in published]
         expect(Decimal(newest) == balance, f"the newest entry (the payout's debit) has `balanceAfter` {newest}, the "
                f"balance is {balance} (every published value: {totals})", page.ex)
+
+
+@pytest.mark.req("HIST-ENTRY-PAYOUT-DEBITED")
+@pytest.mark.needs("profile")
+def test_a_payout_from_the_balance_is_debited(own_org, contract: Contract, unique) -> None:
+    """A payout drawn from the balance adds a `payout` entry `DEBITED`: in the window opened just before the
+    test's payout there is a `payout` entry, and every one there (other workers' too) is `DEBITED`. Where none
+    is listed yet, the payout is followed in real time until it completes and the window read again."""
+    org = own_org()
+    pager, since, _ = history_window(org, contract, 1)
+    payout_id = create_payout(org.api, contract, unique).json["payoutId"]
+
+    def debits() -> tuple[list[dict], Page]:
+        window = filtered_page(pager, "balance history", since=since, limit="500")
+        return [e for e in window.items if e.get("type") == "payout"], window
+
+    found, window = debits()
+    if not found:
+        walk(org.api, REAL_TIME, org.org_id, contract, payout_id, until=lambda rs: rs[-1].status == "completed")
+        found, window = debits()
+    expect(bool(found), f"no `payout` entry since just before payout {payout_id} was drawn from the balance",
+           window.ex)
+    other = sorted({str(e.get("status")) for e in found} - {"DEBITED"})
+    expect(not other, f"`payout` entries read status {other}; a payout drawn from the balance is `DEBITED`", window.ex)
+
+
+@pytest.mark.req("HIST-REVERSAL")
+@pytest.mark.needs("profile")
+def test_a_failed_payout_keeps_its_debit_and_gains_a_reversal(own_org, contract: Contract, unique) -> None:
+    """A payout from the balance that fails with its money returned (the profile's scenario 0003), read until it
+    has failed: in the window opened just before it, a `payout` `DEBITED` entry and a `reversal` `RETURNED` one
+    (other workers' entries may stand beside them: the spec's fields do not tell whose an entry is)."""
+    org = own_org()
+    pager, since, _ = history_window(org, contract, 1)
+    payout_id = create_payout(org.api, contract, unique, "0003").json["payoutId"]
+    readings = walk(org.api, REAL_TIME, org.org_id, contract, payout_id, until=lambda rs: rs[-1].status == "failed")
+    expect(readings[-1].status == "failed", f"scenario 0003 reads {readings[-1].status!r}, not 'failed'",
+           readings[-1].ex)
+    window = filtered_page(pager, "balance history", since=since, limit="500")
+    kinds = {(e.get("type"), e.get("status")) for e in window.items}
+    expect({("payout", "DEBITED"), ("reversal", "RETURNED")} <= kinds,
+           f"after payout {payout_id} failed with its money returned, the entries since just before it are of "
+           f"kinds {sorted(map(str, kinds))}: it keeps its `payout` `DEBITED` and gains a `reversal` `RETURNED`",
+           window.ex)
+
+
+@pytest.mark.req("HIST-SINCE")
+def test_since_an_entrys_own_time_leaves_it_out(own_org, contract: Contract) -> None:
+    """`since=T` lists only entries settled strictly after T: with T the `createdAt` of the test's own top-up
+    entry (found by its amount), that entry is not listed, and every entry listed is later. Entries that show
+    no `amount` or `createdAt` (fields the spec does not name) give nothing to find it by: then it skips."""
+    pager, _, mine = own_history(own_org(), contract, 1)
+    at = mine[0].get("createdAt") if mine else None
+    if not is_instant(at):
+        pytest.skip("balance history entries show no `amount` and `createdAt` (not named by the spec): the test's "
+                    "own entry and its time cannot be read")
+    later = filtered_page(pager, "balance history", since=at, limit="500")
+    expect(mine[0] not in later.items, f"since={at}, the test's own entry's time, still lists that entry: `since` "
+           "is strictly after", later.ex)
+    stamp = _instant(at)
+    early = [e["createdAt"] for e in later.items if is_instant(e.get("createdAt")) and _instant(e["createdAt"]) <= stamp]
+    expect(not early, f"since={at} lists entries of {early[:3]}, not strictly after it", later.ex)
+
+
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 @pytest.mark.req("HIST-CURSOR-XOR-SINCE")

@@ -12,6 +12,7 @@ paging and a foreign cursor are checked in suites/conventions/test_paging.py, `l
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -23,7 +24,9 @@ from payconform.paging import Pager, identity
 from .._support.answers import names_field
 from .._support.lists import filtered_page, own_top_ups, topped_up
 from .._support.money import as_decimal, decimal_values
+from .._support.machines import path, walk
 from .._support.payouts import create_payout
+from .._support.realtime import Timed
 
 NUMERIC = re.compile(r"^[0-9]+$")
 PAST, FUTURE = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
@@ -107,6 +110,23 @@ def test_currency_and_order_filters(own_org, contract: Contract, unique) -> None
         page = pager.parse(ex, f"{name}={value}")
         strays = [r for r in page.items if r.get(name) != value]
         expect(strays == [], f"{name}={value} lists {len(strays)} rows with another {name}", ex)
+
+
+@pytest.mark.req("BTX-TYPES-SEEN")
+@pytest.mark.needs("profile")
+def test_a_returned_payout_shows_payout_and_payout_return(timed: Timed, contract: Contract, unique) -> None:
+    """A payout from the balance whose funds come back (the profile's scenario 0003: failed, `fundsReturned`),
+    followed until it has failed: under `orderId=<its id>`, one `payout` row and one `payout_return` row."""
+    api, clock = timed.api, timed.clock
+    payout_id = create_payout(api, contract, unique, "0003").json["payoutId"]
+    readings = walk(api, clock, api.org_id, contract, payout_id, until=lambda rs: rs[-1].status == "failed")
+    expect(readings[-1].status == "failed", f"scenario 0003 went {path(readings)}; it does not end 'failed'",
+           readings[-1].ex)
+    page = filtered_page(Pager(api, contract, "listBalanceTransactions"), "balance transactions", orderId=payout_id)
+    types = Counter(str(r.get("type")) for r in page.items if r.get("orderId") == payout_id)
+    expect(types["payout"] == 1 and types["payout_return"] == 1,
+           f"the failed payout {payout_id}, its funds returned, has rows of types {dict(types)}: one `payout` and "
+           "one `payout_return` (\"Types seen: `payout`, `payout_return`\")", page.ex)
 
 
 @pytest.mark.req("BTX-CREATED-RANGE")

@@ -3,8 +3,9 @@ States and transitions > Payout batch; Resources > Payout batch and items).
 
 The body shape of `payout_batch.*` is not shown: an event is taken to be about a run when its data carries
 the run's id anywhere (the profile's `sandbox.batch.event_data`). Each test works in a fresh organization
-whose clock it moves; the run is read before the feed, so a target that settles on read has recorded its
-events.
+whose clock it moves (or, for a run the timeline takes where it goes in seconds, on the target's own
+organization in real time, its events read under the feed's `type` filter); the run is read before the feed,
+so a target that settles on read has recorded its events.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .._support.answers import find_member
 from .._support.batches import Run, about, cancel, confirm, confirmed, create, paid, reach, settle
 from .._support.events import event_types, feed
 from .._support.profile import success
+from .._support.realtime import Timed
 from .._support.types import Unique
 
 PREFIX = "payout_batch."
@@ -81,16 +83,32 @@ def test_a_completed_run_announces_counts_and_each_line_its_payout(fresh_org, cl
 
 @pytest.mark.smoke
 @pytest.mark.req("EVT-BATCH-CANCELED", "BATCH-T-CANCEL")
-@pytest.mark.needs("operator", "clock", "profile")
-def test_a_canceled_run_is_announced(fresh_org, clock, contract: Contract, unique: Unique) -> None:
-    """Canceled while awaiting confirmation: `payout_batch.canceled` about it, and no payout was created."""
-    org = fresh_org()
-    run = create(org.api, contract, unique)
-    reach(org.api, clock, org.org_id, contract, run, "awaiting_confirmation")
-    expect_status(cancel(org.api, run.id), success(contract, "cancelPayoutBatch"), "cancelling the run")
-    seen = _types(_batch_events(org.api, run))
+@pytest.mark.needs("profile")
+def test_a_canceled_run_is_announced(timed: Timed, contract: Contract, unique: Unique) -> None:
+    """Canceled while awaiting confirmation: `payout_batch.canceled` about it, and no payout was created. On the
+    target's own organization the run is taken there in real time and the feed read under `type`."""
+    api, clock = timed.api, timed.clock
+    run = create(api, contract, unique)
+    reach(api, clock, api.org_id, contract, run, "awaiting_confirmation")
+    expect_status(cancel(api, run.id), success(contract, "cancelPayoutBatch"), "cancelling the run")
+    seen = _types([e for e in feed(api, type="payout_batch.canceled") if about(e, run.id)])
     expect("payout_batch.canceled" in seen, f"the canceled run has events {seen}, no payout_batch.canceled")
-    expect(not paid(org.api, contract, run), "the canceled run created payouts")
+    expect(not paid(api, contract, run), "the canceled run created payouts")
+
+
+@pytest.mark.req("BATCH-COMPLETED-COUNTS")
+@pytest.mark.needs("profile")
+def test_the_completed_event_carries_counts(timed: Timed, contract: Contract, unique: Unique) -> None:
+    """A confirmed run's `payout_batch.completed`, read from the feed under `type` (on the target's own
+    organization too, with a run taken there in real time), carries `counts`."""
+    api, clock = timed.api, timed.clock
+    run = create(api, contract, unique)
+    confirmed(api, clock, api.org_id, contract, run)
+    completed = [e for e in feed(api, type="payout_batch.completed") if about(e, run.id)]
+    expect(len(completed) == 1, f"the completed run has {len(completed)} payout_batch.completed events, not one")
+    data = completed[0].get("data")
+    expect(find_member(data, "counts") is not None,
+           f"payout_batch.completed carries no `counts` (at any depth: the body's shape is not shown): {data!r}")
 
 
 @pytest.mark.smoke

@@ -53,7 +53,7 @@ def _delivered(stage: Stage, subject: Subject, ids: set[str]) -> dict[str, dict[
 @pytest.mark.req("EVT-TYPES-22", "EVT-TYPE")
 @pytest.mark.parametrize("row", _cases())
 def test_event_type_is_delivered_and_fed(row: dict[str, Any], stage: Stage) -> None:
-    subject = drive(stage, row["drive"])
+    subject = drive(stage, row["drive"], (row.get("expect") or {}).get("status"))
     body = checked(stage.delivery_of(row["type"], subject), stage.secret, row["type"])
     problems = data_problems(row, body.get("data"), stage.contract.machine("payout")["states"])
     expect(not problems, f"`data` of a `{row['type']}` delivery: " + "; ".join(problems))

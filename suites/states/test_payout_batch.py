@@ -73,37 +73,41 @@ def test_confirm_awaiting_confirmation_begins_creation(timed: Timed, contract: C
            f"after the confirm the payouts with the run's references are {made}, expected {sorted(run.references)}")
 
 
-def _to_received(org: Any, clock: Any, contract: Contract, run: Any) -> None:
-    reach(org.api, clock, org.org_id, contract, run, "received")
+def _to_received(api: Api, clock: Any, contract: Contract, run: Any) -> None:
+    reach(api, clock, api.org_id, contract, run, "received")
 
 
-def _to_validating(org: Any, clock: Any, contract: Contract, run: Any) -> None:
-    reach(org.api, clock, org.org_id, contract, run, "validating")
+def _to_validating(api: Api, clock: Any, contract: Contract, run: Any) -> None:
+    reach(api, clock, api.org_id, contract, run, "validating")
 
 
-def _to_canceled(org: Any, clock: Any, contract: Contract, run: Any) -> None:
-    expect_status(cancel(org.api, run.id), success(contract, "cancelPayoutBatch"), "cancelling a new run")
+def _to_canceled(api: Api, clock: Any, contract: Contract, run: Any) -> None:
+    expect_status(cancel(api, run.id), success(contract, "cancelPayoutBatch"), "cancelling a new run")
 
 
-def _to_completed(org: Any, clock: Any, contract: Contract, run: Any) -> None:
-    confirmed(org.api, clock, org.org_id, contract, run)
+def _to_completed(api: Api, clock: Any, contract: Contract, run: Any) -> None:
+    confirmed(api, clock, api.org_id, contract, run)
 
 
 OTHER_STATES = {"received": _to_received, "validating": _to_validating, "canceled": _to_canceled,
                 "completed": _to_completed}
+# a status held only for a window of the timeline: in real time the refused confirm could land past it
+WINDOWED = {"received", "validating"}
 
 
 @pytest.mark.smoke(ids=["validating"])
 @pytest.mark.req("BATCH-T-CONFIRM", "ERR-PAYOUT-BATCH-NOT-CONFIRMABLE")
-@pytest.mark.needs("operator", "clock", "profile")
-@pytest.mark.parametrize("state", sorted(OTHER_STATES))
-def test_confirm_in_any_other_state_is_refused(fresh_org, clock, contract: Contract, unique: Unique,
-                                               state: str) -> None:
-    """409 PAYOUT_BATCH_NOT_CONFIRMABLE, and the run is not moved (no payout made by the refused confirm)."""
-    org = fresh_org()
-    run = create(org.api, contract, unique)
-    OTHER_STATES[state](org, clock, contract, run)
-    made_before = len(paid(org.api, contract, run))
-    expect_error(confirm(org.api, run.id), 409, CONFIRM["error"], f"confirming a run in {state!r}")
-    expect(read(org.api, contract, run.id).json.get("status") == state, f"a refused confirm moved the {state!r} run")
-    expect(len(paid(org.api, contract, run)) == made_before, f"a refused confirm of a {state!r} run made payouts")
+@pytest.mark.needs("profile")
+@pytest.mark.parametrize("state", [pytest.param(s, marks=[pytest.mark.needs("operator", "clock")] if s in WINDOWED
+                                                else []) for s in sorted(OTHER_STATES)])
+def test_confirm_in_any_other_state_is_refused(timed: Timed, contract: Contract, unique: Unique, state: str) -> None:
+    """409 PAYOUT_BATCH_NOT_CONFIRMABLE, and the run is not moved (no payout made by the refused confirm). A
+    final status is reached on the target's own organization in real time; a status held for a window of the
+    timeline, on a fresh organization's clock."""
+    api, clock = timed.api, timed.clock
+    run = create(api, contract, unique)
+    OTHER_STATES[state](api, clock, contract, run)
+    made_before = len(paid(api, contract, run))
+    expect_error(confirm(api, run.id), 409, CONFIRM["error"], f"confirming a run in {state!r}")
+    expect(read(api, contract, run.id).json.get("status") == state, f"a refused confirm moved the {state!r} run")
+    expect(len(paid(api, contract, run)) == made_before, f"a refused confirm of a {state!r} run made payouts")

@@ -1,0 +1,47 @@
+"""What each target shape covers and costs: one reference server, each shape run twice (issue 14).
+
+Per shape and run: tests passed, failed and skipped, requirements passed, requests, wall and CPU seconds
+(CPU of `payconform run` and its workers; the server's CPU for all runs at the end). The server runs at
+scaled limits, declared in each target file (see `tests/conformance/shapes.py`). It asserts nothing.
+
+    python benchmarks/target_shapes.py                         # full, keys, credentials; two rounds
+    python benchmarks/target_shapes.py --shapes keys --rounds 1 -- --select conventions
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.conformance.shapes import IP_RATE_LIMIT, RATE_LIMIT, ROUNDS, SHAPES, run_shapes  # noqa: E402
+
+COLUMNS = ("shape", "round", "passed", "failed", "skipped", "requirements passed", "requests", "wall s", "cpu s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--shapes", default=",".join(SHAPES), help=f"comma-separated, in order (default {','.join(SHAPES)})")
+    p.add_argument("--rounds", type=int, default=ROUNDS)
+    p.add_argument("--rate-limit", type=int, default=RATE_LIMIT)
+    p.add_argument("--ip-rate-limit", type=int, default=IP_RATE_LIMIT)
+    p.add_argument("--out", type=Path, help="report directories go here (default reports/project-tests/shapes)")
+    p.add_argument("extra", nargs="*", help="arguments after `--` go to each `payconform run`")
+    ns = p.parse_args(argv)
+    runs = run_shapes(tuple(ns.shapes.split(",")), ns.rounds, rate_limit=ns.rate_limit,
+                      ip_rate_limit=ns.ip_rate_limit, extra=ns.extra, out_dir=ns.out)
+    print(f"reference at rate_limit {ns.rate_limit}/min per credential, ip_rate_limit {ns.ip_rate_limit}/min")
+    print(" | ".join(COLUMNS))
+    for run in runs.runs:
+        row = run.row()
+        print(" | ".join(str(row[c]) for c in COLUMNS))
+        for line in run.run.describe_failures().splitlines():
+            print(f"    {line}")
+    print(f"server CPU over all runs: {runs.server_cpu:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
