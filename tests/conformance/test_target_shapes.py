@@ -1,16 +1,22 @@
 """Issue 14's three target shapes, each run twice on one reference server (`shapes.run_shapes`): no run fails,
 the no-operator shapes cover what a key can check, and the full shape loses nothing on a busy organization.
 
-Slow (six whole-suite runs): marked `shapes`, so `-m "not shapes"` leaves it out.
+Slow: six whole-suite runs, about an hour of real-time waits with one key. They run when `PAYCONFORM_SHAPES=1`
+is set (`PAYCONFORM_SHAPES=1 pytest tests/conformance/test_target_shapes.py`), and are skipped otherwise, saying
+so; `benchmarks/target_shapes.py` prints the same figures.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
 from .shapes import ShapeRun, ShapeRuns, run_shapes
 
-pytestmark = [pytest.mark.shapes, pytest.mark.xdist_group("target-shapes")]
+pytestmark = [pytest.mark.shapes, pytest.mark.xdist_group("target-shapes"),
+              pytest.mark.skipif(os.environ.get("PAYCONFORM_SHAPES") != "1",
+                                 reason="six whole-suite runs (about an hour): set PAYCONFORM_SHAPES=1 to run them")]
 
 FLOORS = {"keys": 300, "credentials": 360}  # requirements passed, at least (issue 14, Done when)
 DECLARED_LIMIT = "the target file declares rate_limit"  # the skip of a rate-limit check at a scaled limit
