@@ -76,11 +76,11 @@ def _transport(base_url: str, **kw) -> Transport:
 
 
 def test_a_huge_body_is_cut_at_the_cap_while_streaming(serve, record) -> None:
-    transport = _transport(serve(_endless_body), max_body=256 * 1024, timeout=10.0)
-    started = time.monotonic()
+    """The body never ends: only the cap can end this request before its 60 s deadline, and the error says which
+    ended it (a deadline would say so instead; a wall-clock bound here failed on a loaded machine)."""
+    transport = _transport(serve(_endless_body), max_body=256 * 1024, timeout=60.0)
     with pytest.raises(TargetError, match="larger than 262144 bytes"):
         transport.send("GET", "/big")
-    assert time.monotonic() - started < 5  # it stopped reading: the body never ends
     entry = record.transcript[-1]
     assert entry["status"] == 200 and "stopped reading" in entry["error"]
     assert "truncated" in entry["response_body"]
@@ -91,7 +91,7 @@ def test_the_total_deadline_ends_a_slowloris_answer(serve, record) -> None:
     started = time.monotonic()
     with pytest.raises(TargetError, match="no answer within 0.8s"):
         transport.send("GET", "/slow")
-    assert time.monotonic() - started < 2.0  # a per-read timeout alone would wait for ever
+    assert time.monotonic() - started < 15.0  # a per-read timeout alone would wait for ever (~30 min)
     assert record.transcript[-1]["error"].startswith("no answer")
 
 
