@@ -61,7 +61,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         state = get_state(session.config)
     except KeyError:  # the plugin did not configure this session
         return
-    if state.target is None or not state.target.pool or not LEFTOVERS.rows:
+    if state.target is None or not state.target.pool or not LEFTOVERS.rows \
+            or session.config.getoption("payconform_keep_created", False):
         return
     api = state.make_api(state.target.pool[0])
     try:

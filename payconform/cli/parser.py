@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_flags(run)
     run.add_argument("--report-dir", metavar="DIR", help="report directory (default reports/<UTC timestamp>)")
     run.add_argument("--run-slow", action="store_true", help="also run tests that wait in real time")
+    run.add_argument("--keep-created", action="store_true",
+                     help="leave the recipients, draft links and products the run created (saves their cleanup"
+                          " requests; by default the run removes what the API allows)")
     run.add_argument("--select", metavar="EXPR",
                      help="comma-separated requirement id globs (IDEM-*), part slugs (authentication) or test name "
                           "globs (test_links_walk); passed to pytest's --select")

@@ -221,6 +221,8 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             cmd += ["-n", workers, "--dist", "loadgroup"]
         if ns.run_slow:
             cmd.append("--run-slow")
+        if ns.keep_created:
+            cmd.append("--keep-created")
         if ns.select:
             cmd += ["--select", ns.select]
         if ns.tier:

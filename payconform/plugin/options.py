@@ -72,6 +72,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                 help="URL the target can reach the webhook receiver at (webhooks.public_url)")
     g.addoption(*_names("--run-slow"), dest="payconform_run_slow", action="store_true", default=False,
                 help="run tests that wait in real time (needs real_time)")
+    g.addoption(*_names("--keep-created"), dest="payconform_keep_created", action="store_true", default=False,
+                help="leave what the run created in the target's organization (default: at the end, delete the "
+                     "recipients and draft links and archive the products it made, one request each)")
     g.addoption(*_names("--select"), dest="payconform_select", metavar="EXPR", default=None,
                 help="comma-separated requirement id globs (IDEM-*), part slugs (authentication) or test name "
                      "globs (test_links_walk); deselects the other conformance tests")

@@ -3,8 +3,15 @@ the end with one request per row, in the target's organization only, never faili
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+from payconform.provision import provision_reference
+from payconform.refserver import RefServer
 
 from suites._support.leftovers import Leftovers
 
@@ -76,3 +83,21 @@ def test_a_refused_delete_archives_and_a_dead_target_ends_the_sweep_quietly() ->
     assert [c[0] for c in api.calls] == ["deleteCheckoutProduct", "updateCheckoutProduct"]
     _made(left)
     assert left.sweep(FakeApi(broken=True)) == 0  # type: ignore[arg-type]
+
+
+
+def test_keep_created_leaves_the_rows_and_spends_no_request_on_them(tmp_path: Path) -> None:
+    """`payconform run --keep-created` leaves the recipient its test made: the same run without it spends one
+    request more, the sweep's delete."""
+    spent = {}
+    with RefServer() as server:
+        target_file = provision_reference(server).dump(tmp_path / "target.yaml")
+        for keep in (True, False):
+            report = tmp_path / f"keep-{keep}"
+            cmd = [sys.executable, "-m", "payconform.cli", "run", "--target", str(target_file), "--report-dir",
+                   str(report), "-n", "0", "--no-fuzz", "--select", "test_created_recipient_reads_back",
+                   *(["--keep-created"] if keep else [])]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+            assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+            spent[keep] = json.loads((report / "results.json").read_text())["cost"]["requests"]
+    assert spent[False] == spent[True] + 1, f"requests with and without --keep-created: {spent}"
