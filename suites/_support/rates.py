@@ -16,8 +16,9 @@ from typing import Callable
 import pytest
 
 from payconform.accounting import preflight_ended
-from payconform.client import Exchange
+from payconform.client import Api, Exchange
 from payconform.contract import Contract
+from payconform.plugin.session import get_state
 from payconform.target import Target
 
 
@@ -66,6 +67,17 @@ def after_the_preflight(contract: Contract) -> None:
     ended = preflight_ended()
     if ended is not None:
         time.sleep(max(0.0, ended + row(contract, "default")["window_seconds"] + 1 - time.time()))
+
+
+def tripping_credential(request: pytest.FixtureRequest, api_as: Callable[[str], Api], contract: Contract) -> Api:
+    """The credential a test trips a per-credential limit with: a fresh organization's unpaced key where the
+    operator can make one (its windows hold nothing: no wait, and the target's `rate_limit_key` stays free for
+    the default row's test), else `rate_limit_key` on the target's own organization, once the preflight's read
+    has left its window."""
+    if get_state(request.config).operator() is not None:
+        return request.getfixturevalue("fresh_org")(paced=False).api
+    after_the_preflight(contract)
+    return api_as("rate_limit_key")
 
 
 def served_in_a_window_of_its_own(send: Callable[[int], Exchange], check: Callable[[Exchange, int], None],
