@@ -52,6 +52,9 @@ def _delivered(stage: Stage, subject: Subject, ids: set[str]) -> dict[str, dict[
 ])
 @pytest.mark.req("EVT-TYPES-22", "EVT-TYPE")
 @pytest.mark.parametrize("row", _cases())
+# without an operator clock a payout row waits for its sandbox scenario in real time (a bank return: 90 s) and
+# then for the delivery: more than the default 120 s (a one-key run timed out on payout.returned)
+@pytest.mark.timeout(300)
 def test_event_type_is_delivered_and_fed(row: dict[str, Any], stage: Stage) -> None:
     subject = drive(stage, row["drive"], (row.get("expect") or {}).get("status"))
     body = checked(stage.delivery_of(row["type"], subject), stage.secret, row["type"])
