@@ -64,8 +64,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if state.target is None or not state.target.pool or not LEFTOVERS.rows \
             or session.config.getoption("payconform_keep_created", False):
         return
-    api = state.make_api(state.target.pool[0])
+    pool = state.target.pool
+    apis = {key: state.make_api(key) for key in pool}
     try:
-        LEFTOVERS.sweep(api)
+        LEFTOVERS.sweep(apis[pool[0]], lambda: apis[state.pacer.least_loaded(pool)])
     finally:
-        api.close()
+        for api in apis.values():
+            api.close()

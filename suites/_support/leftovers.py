@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from payconform.client import Api, Exchange
@@ -90,8 +90,10 @@ class Leftovers:
                 if isinstance(product_id, str) and ("product", product_id) in self.rows:
                     self.rows[("product", product_id)].linked = True
 
-    def sweep(self, api: Api) -> int:
-        """Remove what this worker made in `api`'s organization; how many requests that took."""
+    def sweep(self, api: Api, pick: Callable[[], Api] | None = None) -> int:
+        """Remove what this worker made in `api`'s organization; how many requests that took. With a key pool,
+        `pick` gives the client of each row's removal (the least used key then): on one key the sweep of a
+        run's rows would wait out that key's windows at the end of the run."""
         with self.lock:
             mine = [m for m in self.rows.values() if f"/{api.org_id}/" in m.path + "/"]
             self.rows.clear()
@@ -99,7 +101,7 @@ class Leftovers:
         sent = 0
         for made in sorted(mine, key=lambda m: order[m.kind]):
             try:
-                sent += _remove(api, made)
+                sent += _remove(pick() if pick else api, made)
             except Exception:  # noqa: BLE001 - cleanup never fails a run (the target may have stopped answering)
                 return sent
         return sent

@@ -86,6 +86,17 @@ def test_a_refused_delete_archives_and_a_dead_target_ends_the_sweep_quietly() ->
 
 
 
+def test_with_a_pool_each_row_goes_to_the_key_picked_for_it() -> None:
+    """A run with a key pool spreads its sweep over the pool (one key's windows would hold up the run's end):
+    each removal goes to the client `pick` gives, and only rows of the first client's organization go."""
+    left, first, keys = Leftovers(), FakeApi(), [FakeApi(), FakeApi()]
+    _made(left)
+    turn = iter(keys * 10)
+    assert left.sweep(first, lambda: next(turn)) == 6  # type: ignore[arg-type]
+    assert not first.calls and sum(len(k.calls) for k in keys) == 6 and all(k.calls for k in keys)
+    assert {c[1].get("recipientId") for k in keys for c in k.calls} >= {"rcp_1", "rcp_signed"}
+
+
 def test_keep_created_leaves_the_rows_and_spends_no_request_on_them(tmp_path: Path) -> None:
     """`payconform run --keep-created` leaves the recipient its test made: the same run without it spends one
     request more, the sweep's delete."""
