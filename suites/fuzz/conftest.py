@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from payconform import fuzz
+from payconform import fuzz, fuzz_coverage
 from payconform.expect import ContractViolation, fail
 
 from . import checks, tolerant  # noqa: F401  (registers the custom checks with schemathesis)
@@ -57,12 +57,21 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):
+    """Collect the fuzz tests without building their coverage cases: the worker that runs a test builds its
+    cases as it starts (``fuzz_coverage``), instead of every worker building all of them before any test runs."""
+    with fuzz_coverage.deferred():
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``), or because every
     case it sent was refused the key (401, 403 FORBIDDEN): a refused case reached no operation, so nothing of the
     test's requirements was checked, while the run's key is one the target should accept. A test that sent its
     share of the phase's budget (``fuzz.ShareSpent``) ends there, judged on what it sent."""
     checks.REACH.reset()
+    fuzz_coverage.attach(getattr(item, "obj", None))
     try:
         result = yield
     except fuzz.ShareSpent:

@@ -17,7 +17,7 @@ from schemathesis.core.failures import CustomFailure
 from schemathesis.errors import FailureGroup
 from schemathesis.transport.requests import REQUESTS_TRANSPORT, RequestsTransport
 
-from payconform import fuzz, paths
+from payconform import fuzz, fuzz_coverage, paths
 from payconform.client import SafetyError
 from payconform.contract import run_contract
 from payconform.pacing import NoPacer
@@ -260,3 +260,42 @@ def test_walks_start_afresh_when_hypothesis_sees_the_target_change_a_walk(sessio
 
     session.run_stateful(SimpleNamespace(as_state_machine=lambda: AlwaysFlaky))
     assert len(runs) == fuzz.MAX_WALK_RESTARTS + 1
+
+
+def _built(session: fuzz.FuzzSession, attach_later: bool) -> list[str]:
+    """The explicit cases (contract examples, then coverage) schemathesis attaches to the createCheckoutProduct
+    test, built at once or deferred and attached as the test starts."""
+    from schemathesis.generation.feedback import FeedbackSources
+    from schemathesis.pytest._test_builder import build_operation_test
+
+    schema = session.schema("checkout")
+    operation = schema[PRODUCTS]["POST"]
+
+    def test(case: Any) -> None:
+        pass
+
+    def build() -> Any:
+        return build_operation_test(config=schema.config, operation=operation, test_func=test, given_kwargs={},
+                                    feedback=FeedbackSources())
+
+    if attach_later:
+        with fuzz_coverage.deferred():
+            built = build()
+        before = len(getattr(built, "hypothesis_explicit_examples", []))
+        fuzz_coverage.attach(built)
+        fuzz_coverage.attach(built)  # once only
+        assert len(built.hypothesis_explicit_examples) > before, "no coverage case was attached"
+    else:
+        built = build()
+    return [repr((c.method, c.path_parameters, c.query, c.body, sorted((c.headers or {}).items())))
+            for c in (e.kwargs["case"] for e in built.hypothesis_explicit_examples)]
+
+
+def test_coverage_cases_built_as_the_test_starts_are_those_collection_would_build(
+        session: fuzz.FuzzSession) -> None:
+    """Deferring the coverage build from collection to the test (``fuzz_coverage``) changes nothing the phase
+    sends: the same explicit cases in the same order."""
+    eager = _built(session, attach_later=False)
+    assert len(eager) > 10
+    assert _built(session, attach_later=True) == eager
+    assert fuzz_coverage.builder.add_coverage.__name__ == "add_coverage", "the builder was not restored"
