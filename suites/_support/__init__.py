@@ -8,6 +8,6 @@ the OpenAPI response schemas, made tolerant), `money` and `instants` (formats), 
 payments), `payout_links`, `pricing`, `idempotency`, `signing` (Mode B), `samples` (one request per
 documented answer), `lists` (seeders of the list routes), `events` (the catalog and the feed),
 `deliveries` (webhook deliveries), `drive` (making each event type happen), `versioning`, `rates` (the rate
-limits a test trips, judged by a declared limit), `controls`
+limits a test trips, judged by a declared limit), `pool` (a test's many requests over the key pool), `controls`
 (the request without a key that shows a 200 was the key's).
 """

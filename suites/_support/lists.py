@@ -38,6 +38,7 @@ from .payments import simulate
 from .payouts import create_payout
 from .products import create_product
 from .profile import items
+from .realtime import Timed
 from .recipients import create_recipient, refused_recipient_update
 from .types import Unique
 
@@ -300,7 +301,7 @@ def own_history(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, Page
     return pager, page, rows_of(page, amounts) if shown else None
 
 
-def history_window(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, str, list[str]]:
+def history_window(org: OrgHandle | Timed, contract: Contract, n: int) -> tuple[Pager, str, list[str]]:
     """`n` top-ups of `org`, the balance-history pager and a `since` just before them (`history_since`), and
     the top-ups' amounts: a window a test reads again after what it does next."""
     amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)

@@ -16,6 +16,7 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
 from .checkout import sent_link
+from .pool import spread
 from .profile import items
 from .types import Scope, Unique, shared_scope
 
@@ -62,18 +63,19 @@ def crowded_link(api: Api, contract: Contract, unique: Unique, n: int, shows: st
     worker makes one per organization and mode and adds only the payments it lacks (`_CROWDED`); its tests run
     last (`fill`), so that the events of its payments hold up no other test's deliveries. The cap on
     simulated payments per link is not shown: a target whose cap is below `n` cannot show `shows`, and the test
-    is skipped."""
+    is skipped. The payments go out over the key pool where there is one (`pool.spread`)."""
     shared = shared_scope(api)
     if shared not in _CROWDED:
         _CROWDED[shared] = [sent_link(api, contract, unique)["id"], 0]
     held = _CROWDED[shared]
-    while held[1] < n:
-        ex = simulate(api, held[0], unique("pref"))
-        if ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") == "BAD_REQUEST":
-            pytest.skip(f"the target caps simulated payments at {held[1]} per link ('already at the maximum number "
-                        f"of simulated payments'), below the {n} that tell {shows} apart")
-        expect_status(ex, 200, "simulating a payment")
-        held[1] += 1
+    with spread(api) as client:  # with a key pool, not a minute of one key's window
+        while held[1] < n:
+            ex = simulate(client(), held[0], unique("pref"))
+            if ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") == "BAD_REQUEST":
+                pytest.skip(f"the target caps simulated payments at {held[1]} per link ('already at the maximum "
+                            f"number of simulated payments'), below the {n} that tell {shows} apart")
+            expect_status(ex, 200, "simulating a payment")
+            held[1] += 1
     return held[0], held[1]
 
 

@@ -24,7 +24,7 @@ from .._support.instants import is_instant
 from .._support.lists import at_least, filtered_page, history_window, own_history, topped_up
 from .._support.machines import walk
 from .._support.payouts import create_payout
-from .._support.realtime import REAL_TIME
+from .._support.realtime import REAL_TIME, Timed
 
 TYPES = {"funding", "payout", "reversal"}
 STATUSES = {"COMPLETED", "DEBITED", "RETURNED", "CANCELED"}
@@ -108,14 +108,16 @@ def test_a_payout_from_the_balance_is_debited(own_org, contract: Contract, uniqu
 
 @pytest.mark.req("HIST-REVERSAL")
 @pytest.mark.needs("profile")
-def test_a_failed_payout_keeps_its_debit_and_gains_a_reversal(own_org, contract: Contract, unique) -> None:
+def test_a_failed_payout_keeps_its_debit_and_gains_a_reversal(timed: Timed, contract: Contract, unique) -> None:
     """A payout from the balance that fails with its money returned (the profile's scenario 0003), read until it
     has failed: in the window opened just before it, a `payout` `DEBITED` entry and a `reversal` `RETURNED` one
-    (other workers' entries may stand beside them: the spec's fields do not tell whose an entry is)."""
-    org = own_org()
-    pager, since, _ = history_window(org, contract, 1)
-    payout_id = create_payout(org.api, contract, unique, "0003").json["payoutId"]
-    readings = walk(org.api, REAL_TIME, org.org_id, contract, payout_id, until=lambda rs: rs[-1].status == "failed")
+    (other workers' entries may stand beside them: the spec's fields do not tell whose an entry is). The payout's
+    timeline passes on a fresh organization's operator clock where there is one, else in real time on the
+    target's own organization (`timed`)."""
+    pager, since, _ = history_window(timed, contract, 1)
+    payout_id = create_payout(timed.api, contract, unique, "0003").json["payoutId"]
+    readings = walk(timed.api, timed.clock, timed.org_id, contract, payout_id,
+                    until=lambda rs: rs[-1].status == "failed")
     expect(readings[-1].status == "failed", f"scenario 0003 reads {readings[-1].status!r}, not 'failed'",
            readings[-1].ex)
     window = filtered_page(pager, "balance history", since=since, limit="500")

@@ -1,0 +1,38 @@
+"""Many requests of one test spread over the target's pool of equivalent keys.
+
+A test that makes many rows of the target's own organization with one key waits out that key's windows (100
+requests a minute): a link crowded with 101 payments held a worker a minute. The pool's keys are keys of the
+same organization and mode, so the rows are the same whichever of them makes each; with one key (or a key
+outside the pool: a fresh organization's) every request goes out with the test's own client, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from payconform.client import Api
+
+
+@contextmanager
+def spread(api: Api) -> Iterator[Callable[[], Api]]:
+    """Inside: a callable giving the client for the next request, on the least used key of the pool where
+    `api`'s key is one of a pool of several, else `api` itself."""
+    pool = list(getattr(api.target, "pool", None) or [])
+    if len(pool) < 2 or api.credential not in pool:
+        yield lambda: api
+        return
+    clients = {api.credential: api}
+
+    def pick() -> Api:
+        key = api.pacer.least_loaded(pool)
+        if key not in clients:
+            clients[key] = api.with_credential(key)
+        return clients[key]
+
+    try:
+        yield pick
+    finally:
+        for key, client in clients.items():
+            if key != api.credential:
+                client.close()
