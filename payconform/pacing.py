@@ -300,13 +300,6 @@ class Pacer:
                            (*args, used - budget)).fetchone()
         return [row[0] + self.window - now]
 
-    def recent(self, credential: str | None) -> int:
-        """Requests sent with ``credential`` in the current window."""
-        horizon = self._clock() - self.window
-        return self._conn().execute(
-            "SELECT COUNT(*) FROM sends WHERE cred = ? AND ts > ?", (credential_id(credential), horizon)
-        ).fetchone()[0]
-
     def sent_after(self, credential: str | None, since: float, route: str | None = None) -> list[float]:
         """When the requests sent with ``credential`` (to the routes of the Limits row ``route``, exempt or
         not) after ``since`` were answered (or sent, while in flight), oldest first: what a target may still
@@ -375,9 +368,6 @@ class NoPacer:
     def sent_after(self, credential: str | None, since: float, route: str | None = None) -> None:
         """Nothing is recorded: unknown (None)."""
         return None
-
-    def recent(self, credential: str | None) -> int:
-        return 0
 
     def close(self) -> None:
         pass
