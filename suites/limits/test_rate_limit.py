@@ -7,7 +7,9 @@ These tests trip the limit on purpose, so each uses a credential that the harnes
 `rate_limit_key` share one xdist group so that they never run at the same time. No test waits for an empty
 window: each counts what the credential's window may already hold (`_support.rates.Window`, from the run's
 pacing file) and judges the 429 under every reading of the window (`_support.rates.trip`). A target file
-declaring its own `rate_limit` is judged by it (see `_support.rates`).
+declaring its own `rate_limit` is judged by it (see `_support.rates`). The default row's test is the module's
+last: a module's tests are spread over the run (`payconform/plugin/order.py`), so it comes after the balance
+history test, whose reads it counts, instead of filling the window that test needs room in.
 """
 
 from __future__ import annotations
@@ -49,6 +51,27 @@ def _until_limited(api: Api, contract: Contract, limit: Judged) -> Exchange:
                 lambda ex, n: expect_status(ex, 200, f"read {n}, under the limit ({limit.source})"), limit)
 
 
+@pytest.mark.req("RATE-RETRY-AFTER", "ERR-RATE-LIMITED")
+@pytest.mark.needs("operator", "clock")
+def test_retry_after_is_authoritative_on_the_clock(fresh_org, clock, contract: Contract, target: Target) -> None:
+    """Once the organization's clock has moved by `Retry-After` seconds, the next request is served."""
+    limit = default_rate(contract, target)
+    org = fresh_org(paced=False)
+    wait = _expect_rate_limited(_until_limited(org.api, contract, limit))
+    clock.advance(org.org_id, wait)
+    expect_status(_read(org.api), 200, f"the request sent {wait}s later, as Retry-After said")
+
+
+@pytest.mark.req("RATE-RETRY-AFTER", "ERR-RATE-LIMITED")
+@pytest.mark.needs("rate_limit_key", "real_time")
+def test_retry_after_is_authoritative_in_real_time(api_as, contract: Contract, target: Target) -> None:
+    """After really waiting `Retry-After` seconds, the next request is served."""
+    limited = api_as("rate_limit_key")
+    wait = _expect_rate_limited(_until_limited(limited, contract, default_rate(contract, target)))
+    time.sleep(wait)
+    expect_status(_read(limited), 200, f"the request sent {wait}s later, as Retry-After said")
+
+
 @pytest.mark.smoke
 @pytest.mark.req("RATE-DEFAULT", "RATE-REFUSED-BEFORE-HANDLER", "RATE-RETRY-AFTER", "ERR-RATE-LIMITED")
 @pytest.mark.needs("rate_limit_key")
@@ -81,24 +104,3 @@ def test_the_request_after_the_limit_is_refused_before_its_handler(api_as, api: 
            "checks (the window was counted wrong)", refused)
     expect_status(api.op("getBeneficiaryByExternalId", externalId=writes[-1]["externalId"]), 404,
                   "the write refused with 429 created no recipient")
-
-
-@pytest.mark.req("RATE-RETRY-AFTER", "ERR-RATE-LIMITED")
-@pytest.mark.needs("operator", "clock")
-def test_retry_after_is_authoritative_on_the_clock(fresh_org, clock, contract: Contract, target: Target) -> None:
-    """Once the organization's clock has moved by `Retry-After` seconds, the next request is served."""
-    limit = default_rate(contract, target)
-    org = fresh_org(paced=False)
-    wait = _expect_rate_limited(_until_limited(org.api, contract, limit))
-    clock.advance(org.org_id, wait)
-    expect_status(_read(org.api), 200, f"the request sent {wait}s later, as Retry-After said")
-
-
-@pytest.mark.req("RATE-RETRY-AFTER", "ERR-RATE-LIMITED")
-@pytest.mark.needs("rate_limit_key", "real_time")
-def test_retry_after_is_authoritative_in_real_time(api_as, contract: Contract, target: Target) -> None:
-    """After really waiting `Retry-After` seconds, the next request is served."""
-    limited = api_as("rate_limit_key")
-    wait = _expect_rate_limited(_until_limited(limited, contract, default_rate(contract, target)))
-    time.sleep(wait)
-    expect_status(_read(limited), 200, f"the request sent {wait}s later, as Retry-After said")
