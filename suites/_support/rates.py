@@ -2,8 +2,9 @@
 
 A target that overrides the spec is judged by its own description: where the target file declares a
 `rate_limit` other than the Limits table's default, the default row is judged at the declared value. Tripping
-a limit costs the limit plus one requests; a declared limit above the spec's would spend more than the suite
-budgets for the check (the spec's limit plus one), so that check is skipped, saying why. A declared default
+a limit costs the limit plus one requests, less those the credential's window already holds (`Window`); a
+declared limit above the spec's would spend more than the suite budgets for the check (the spec's limit plus
+one), so that check is skipped, saying why. A declared default
 says nothing of a route's own row (balance history, batch submission): those rows are then not judged.
 """
 
@@ -17,8 +18,8 @@ import pytest
 
 from payconform.accounting import preflight_ended
 from payconform.client import Api, Exchange
-from payconform.expect import fail
 from payconform.contract import Contract
+from payconform.expect import fail
 from payconform.plugin.session import get_state
 from payconform.target import Target
 
