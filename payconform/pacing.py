@@ -14,7 +14,8 @@ operator adapter's (its own API, outside the Limits) and other programs'.
 Routes with a stricter row in the Limits table (balance history: 60 per minute per credential; batch
 submission: 30 per minute, whose scope the spec does not give, so it is paced for the whole run) get a
 budget of their own on top: ``acquire(credential, method, url)``. Credentials exempt from pacing, and
-requests without a credential, are neither held to nor counted in those budgets.
+requests without a credential, are neither held to nor counted in those budgets (an exempt credential's sends
+are recorded all the same, so that a rate-limit test knows what its credential's windows may hold).
 
 The controller picks the file and hands its path to the workers (``workerinput``) or, for runs
 without xdist, through the ``PAYCONFORM_PACING_DB`` environment variable. For a target the run did not start
@@ -48,6 +49,9 @@ STALE_AFTER = 86400.0  # a target's pacing file untouched this long holds nothin
 # too) is recorded and settled when its answer is in; the window is a second longer than the limiter's.
 FRACTION = 1.0
 ANONYMOUS = "-"
+# the bucket prefix of an exempt credential's sends to a route with a row of its own: recorded (a rate-limit
+# test counts them), never spent from the row's budget (a shared row's budget is the paced credentials')
+EXEMPT_BUCKET = "!"
 
 
 def credential_id(credential: str | None) -> str:
@@ -194,7 +198,7 @@ class Pacer:
         cred = credential_id(credential)
         # no credential: only the per-IP ceiling counts it (the route rows are per credential, or unscoped
         # but about the submissions of a client the target knows)
-        route = None if cred in self.exempt or cred == ANONYMOUS else self._route(method, url)
+        route = None if cred == ANONYMOUS else self._route(method, url)
         conn = self._conn()
         started = self._clock()
         while True:
@@ -265,13 +269,15 @@ class Pacer:
                         (cred, horizon, mine - self.per_credential),
                     ).fetchone()
                     waits.append(row[0] + self.window - now)
-            if route is not None:
+            exempt = cred in self.exempt
+            if route is not None and not exempt:
                 waits += self._route_wait(conn, cred, route, horizon, now)
             if waits:
                 conn.execute("COMMIT")
                 return max(max(waits), 0.001) + 0.001
+            bucket = "" if route is None else EXEMPT_BUCKET + route.name if exempt else route.name
             self._local.pending = conn.execute("INSERT INTO sends (ts, cred, bucket) VALUES (?, ?, ?)",
-                                               (now, cred, route.name if route else "")).lastrowid
+                                               (now, cred, bucket)).lastrowid
             conn.execute("COMMIT")
             return 0.0
         except BaseException:
@@ -294,12 +300,14 @@ class Pacer:
                            (*args, used - budget)).fetchone()
         return [row[0] + self.window - now]
 
-    def recent(self, credential: str | None) -> int:
-        """Requests sent with ``credential`` in the current window."""
-        horizon = self._clock() - self.window
-        return self._conn().execute(
-            "SELECT COUNT(*) FROM sends WHERE cred = ? AND ts > ?", (credential_id(credential), horizon)
-        ).fetchone()[0]
+    def sent_after(self, credential: str | None, since: float, route: str | None = None) -> list[float]:
+        """When the requests sent with ``credential`` (to the routes of the Limits row ``route``, exempt or
+        not) after ``since`` were answered (or sent, while in flight), oldest first: what a target may still
+        count in its window of that credential (a rate-limit test judges a 429 by it)."""
+        where, args = "cred = ? AND ts > ?", [credential_id(credential), since]
+        if route is not None:
+            where, args = where + " AND bucket IN (?, ?)", [*args, route, EXEMPT_BUCKET + route]
+        return [r[0] for r in self._conn().execute(f"SELECT ts FROM sends WHERE {where} ORDER BY ts", args)]
 
     def least_loaded(self, pool: Iterable[str]) -> str:
         """The key of ``pool`` with the fewest sends in the current window (first on ties)."""
@@ -357,8 +365,9 @@ class NoPacer:
     def exempts(self, credential: str | None) -> bool:
         return False
 
-    def recent(self, credential: str | None) -> int:
-        return 0
+    def sent_after(self, credential: str | None, since: float, route: str | None = None) -> None:
+        """Nothing is recorded: unknown (None)."""
+        return None
 
     def close(self) -> None:
         pass

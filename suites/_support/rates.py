@@ -1,9 +1,10 @@
-"""The rate limits a test trips on purpose, and a credential window of its own to trip them in.
+"""The rate limits a test trips on purpose, what the credential's window may already hold, and the trip.
 
 A target that overrides the spec is judged by its own description: where the target file declares a
 `rate_limit` other than the Limits table's default, the default row is judged at the declared value. Tripping
-a limit costs the limit plus one requests; a declared limit above the spec's would spend more than the suite
-budgets for the check (the spec's limit plus one), so that check is skipped, saying why. A declared default
+a limit costs the limit plus one requests, less those the credential's window already holds (`Window`); a
+declared limit above the spec's would spend more than the suite budgets for the check (the spec's limit plus
+one), so that check is skipped, saying why. A declared default
 says nothing of a route's own row (balance history, batch submission): those rows are then not judged.
 """
 
@@ -18,6 +19,7 @@ import pytest
 from payconform.accounting import preflight_ended
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
+from payconform.expect import fail
 from payconform.plugin.session import get_state
 from payconform.target import Target
 
@@ -63,37 +65,102 @@ def route_rate(contract: Contract, target: Target, name: str) -> Judged:
 
 def after_the_preflight(contract: Contract) -> None:
     """The run's preflight read the unpaced key too: wait until that read has left the key's window, so that
-    the window holds this test's requests alone."""
+    the window holds this test's requests alone (for a run that keeps no pacing file, which counts it)."""
     ended = preflight_ended()
     if ended is not None:
         time.sleep(max(0.0, ended + row(contract, "default")["window_seconds"] + 1 - time.time()))
 
 
-def tripping_credential(request: pytest.FixtureRequest, api_as: Callable[[str], Api], contract: Contract) -> Api:
+def tripping_credential(request: pytest.FixtureRequest, api_as: Callable[[str], Api]) -> Api:
     """The credential a test trips a per-credential limit with: a fresh organization's unpaced key where the
-    operator can make one (its windows hold nothing: no wait, and the target's `rate_limit_key` stays free for
-    the default row's test), else `rate_limit_key` on the target's own organization, once the preflight's read
-    has left its window."""
+    operator can make one (its windows hold nothing), else `rate_limit_key` on the target's own organization
+    (whose windows hold what the run sent with it: `Window` counts it)."""
     if get_state(request.config).operator() is not None:
         return request.getfixturevalue("fresh_org")(paced=False).api
-    after_the_preflight(contract)
     return api_as("rate_limit_key")
 
 
-def served_in_a_window_of_its_own(send: Callable[[int], Exchange], check: Callable[[Exchange, int], None],
-                                  count: int, window_seconds: int) -> None:
-    """``send(n)`` for n = 1..``count``, each answer given to ``check``. A 429 the first time through means the
-    credential's windows held an earlier test's requests: they are waited out (the longer of its `Retry-After`
-    and a whole window since this attempt began) and the count starts again, once; a 429 then goes to ``check``."""
-    for attempt in (1, 2):
-        began = time.time()
-        for n in range(1, count + 1):
+class Window:
+    """What a target may count in its window of one credential, from the run's pacing file (every request of
+    every process of the run, and of earlier runs on the same target, with the time its answer came in).
+
+    The spec gives "a 60-second window" and no more: not whether it is fixed or sliding, nor whether refused
+    requests count. A request answered more than a window (and a second) before another went out cannot be
+    in that other's window under any reading; every later one may be. So ``held`` over-counts under some
+    readings and never under-counts: a 429 is wrong only when ``held`` is below the limit. A run without a
+    pacing file records nothing: the window then waits for the preflight's read to leave and counts this
+    test's own requests."""
+
+    def __init__(self, api: Api, contract: Contract) -> None:
+        self.api, self.seconds = api, float(row(contract, "default")["window_seconds"])
+        self._own: list[tuple[float, str | None]] | None = None
+        if api.pacer.sent_after(api.credential, time.time()) is None:
+            after_the_preflight(contract)
+            self._own = []
+
+    def times(self, route: str | None = None) -> list[float]:
+        """When the requests (to the routes of the Limits row ``route``) the window may hold when one goes out
+        now were answered, oldest first."""
+        since = time.time() - self.seconds - 1
+        if self._own is None:
+            return self.api.pacer.sent_after(self.api.credential, since, route)
+        return [ts for ts, r in self._own if ts > since and (route is None or r == route)]
+
+    def held(self, route: str | None = None) -> int:
+        return len(self.times(route))
+
+    def sent(self, route: str | None) -> None:
+        """One request (to ``route``'s routes) was answered: recorded here when there is no pacing file."""
+        if self._own is not None:
+            self._own.append((time.time(), route))
+
+    def room_for(self, count: int, limit: int, route: str | None = None) -> None:
+        """Wait until ``count`` more requests (to ``route``'s routes) keep ``held`` at or under ``limit``."""
+        while (over := self.held(route) + count - limit) > 0:
+            time.sleep(max(0.1, self.times(route)[over - 1] + self.seconds + 1 - time.time()))
+
+
+def trip(window: Window, send: Callable[[int], Exchange], served: Callable[[Exchange, int], None], limit: Judged,
+         route: str | None = None, default: Judged | None = None) -> Exchange:
+    """``send(n)`` for n = 1, 2, ... until the target answers 429; that answer, judged against every reading
+    of the window (``limit``: the row tripped; ``route``: its name when it is a route's own row, held to
+    ``default`` as well). Each other answer goes to ``served``.
+
+    - A 429 while ``window.held`` is below the row's limit (and below the default's) is wrong under every
+      reading: it fails.
+    - More than the limit served in a burst shorter than the window is over the limit unless a fixed window
+      turned inside the burst (such a target serves up to twice the limit across the turn). Sending goes on
+      to the next 429 (twice the limit served fails), whose `Retry-After` is waited out: a fixed window then
+      starts afresh, a sliding one has room; a burst from there serving more than the limit fails.
+    """
+    budget = [limit] if default is None else [limit, default]
+    n, fresh = 0, False
+    while True:
+        began, own = time.time(), 0
+        while True:
+            n += 1
+            held = [window.held(route if b is limit and route else None) for b in budget]
             ex = send(n)
-            if ex.status == 429 and attempt == 1:
-                retry = ex.headers.get("retry-after", "")
-                wait = int(retry) if retry.strip().isdigit() else window_seconds
-                time.sleep(max(wait, began + window_seconds + 1 - time.time()))
+            window.sent(route)
+            if ex.status == 429:
+                if all(h < b.per_minute for h, b in zip(held, budget)):
+                    fail(f"request {n} was refused with 429 while the credential's window held at most "
+                         f"{held[0]} requests{' to this route' if route else ''}, fewer than the limit "
+                         f"({limit.source}; a 60-second window, fixed or sliding, refusing nothing sooner)", ex)
                 break
-            check(ex, n)
-        else:
-            return
+            served(ex, n)
+            own += 1
+            over = own > (1 if fresh else 2) * limit.per_minute
+            if over and time.time() - began < window.seconds:
+                fail(f"{own} requests in a row were served within {time.time() - began:.0f}s, more than "
+                     + ("the limit since a Retry-After wait, when a window starts afresh" if fresh else
+                        "twice the limit (a fixed window turning inside the burst allows twice at most)")
+                     + f" ({limit.source})", ex)
+            if over:
+                pytest.skip(f"the target answered {own} requests in {time.time() - began:.0f}s, more than a "
+                            f"window: no burst fits one window to judge the limit ({limit.source})")
+        if fresh or own <= limit.per_minute:
+            return ex
+        retry = ex.headers.get("retry-after", "")
+        time.sleep(int(retry) if retry.strip().isdigit() else window.seconds)
+        fresh = True

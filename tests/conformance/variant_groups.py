@@ -18,6 +18,7 @@ EXCLUSIVE: tuple[frozenset[str], ...] = (
     frozenset({"spent-link-404", "spent-link-unusable"}),  # two answers to the same second submit
     frozenset({"nulls-omitted", "publish-error-null"}),  # null members left out, or written
     frozenset({"nulls-omitted", "balance-after-null"}),
+    frozenset({"rate-window-sliding", "rate-window-aligned"}),  # one kind of window or the other
 )
 ENV = "PAYCONFORM_VARIANTS"
 

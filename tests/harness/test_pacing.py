@@ -148,7 +148,7 @@ def test_a_run_right_after_another_counts_what_that_one_sent(tmp_path):
     assert second.acquire(KEY_B) == pytest.approx(29.0, abs=0.1)  # 90 s after the first run's 429
     elsewhere = Pacer(target_db_path("https://other.example.test/api", tmp_path), 10, 1000, window=61,
                       clock=lambda: now[0], sleep=sleep)
-    assert elsewhere.recent(KEY_A) == 0 and elsewhere.acquire(KEY_B) == 0.0  # another target: its own file
+    assert elsewhere.sent_after(KEY_A, 0.0) == [] and elsewhere.acquire(KEY_B) == 0.0  # another target: its own file
 
 
 def test_a_targets_pacing_file_holds_no_secret_and_stale_files_go(tmp_path, monkeypatch):
@@ -203,6 +203,8 @@ def test_batch_submission_has_one_budget_for_the_run(tmp_path):
         pacer.acquire(None, "POST", BATCHES)  # no credential: the per-IP ceiling only
     assert slept == []
     assert pacer.acquire(KEY_B, "POST", BATCHES) == pytest.approx(61.0, abs=0.1)
+    # the exempt key's submissions are recorded all the same: a rate-limit test counts them
+    assert len(pacer.sent_after(KEY_C, 0.0, "batch_submission")) == 40 == len(pacer.sent_after(KEY_C, 0.0))
 
 
 def test_the_pacing_file_is_a_write_ahead_log(tmp_path):

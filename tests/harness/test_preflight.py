@@ -11,7 +11,9 @@ from typing import Iterator
 
 import pytest
 
-from payconform.preflight import preflight
+from payconform.client import Api
+from payconform.pacing import NoPacer
+from payconform.preflight import POLICY_PATH, preflight
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 from payconform.target import Target
@@ -130,3 +132,13 @@ def test_a_revoked_key_that_still_works_is_reported_not_fatal(reference: Target)
     result = preflight(target)
     assert result.ok, result.fatal
     assert any(w.startswith("revoked_key: answers 200") for w in result.warnings), result.warnings
+
+
+def test_a_key_whose_window_is_full_is_not_refused(reference: Target) -> None:
+    """Right after a run's rate-limit tests the unpaced key's window is full: the key is known, not refused."""
+    limited = Api(reference, reference.credential("rate_limit_key"), pacer=NoPacer())
+    answers = [limited.request("GET", POLICY_PATH, raw=True).status for _ in range(101)]
+    assert answers[-1] == 429
+    result = preflight(reference)
+    assert result.ok, result.fatal
+    assert any(line.startswith("rate_limit_key: answers 429 RATE_LIMITED") for line in result.lines), result.lines

@@ -92,6 +92,19 @@ def test_tier_and_selection(project):
     assert collected(project, "--select", "conventions", "--tier", "smoke") == {"test_money_smoke"}
 
 
+def test_smoke_and_a_pool_get_more_workers():
+    """The smoke tier's tests wait on the spec's clocks in real time: more workers, as a key pool gets."""
+    from types import SimpleNamespace
+
+    from payconform.cli.parser import DEFAULT_WORKERS, POOL_WORKERS
+    from payconform.cli.run import default_workers
+
+    one_key = SimpleNamespace(pool=[], rate_limit=100, ip_rate_limit=2000)
+    pool = SimpleNamespace(pool=["k1", "k2"], rate_limit=100, ip_rate_limit=2000)
+    assert default_workers(one_key) == default_workers(one_key, "full") == DEFAULT_WORKERS != POOL_WORKERS
+    assert default_workers(one_key, "smoke") == default_workers(pool) == POOL_WORKERS
+
+
 def test_tiers():
     assert tiers.tier(None).name == "full" and tiers.tier("deep").run_slow
     assert tiers.tier("smoke").marker == tiers.SMOKE_MARKER and tiers.tier("smoke").request_budget <= 300

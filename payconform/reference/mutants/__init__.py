@@ -111,4 +111,4 @@ from . import (  # noqa: E402,F401
     versioning,
     wire_format,
 )
-from . import variants_auth, variants_checkout, variants_events, variants_ledger, variants_payout_links, variants_payouts, variants_recipients, variants_wire  # noqa: E402,F401,E501
+from . import variants_auth, variants_checkout, variants_events, variants_ledger, variants_limits, variants_payout_links, variants_payouts, variants_recipients, variants_wire  # noqa: E402,F401,E501
