@@ -71,6 +71,7 @@ def _items(contract: Contract, route: dict, ex: Exchange) -> list:
 @example(limit=10**30)
 def test_limit_follows_the_route_rule(api: Api, contract: Contract, two_rows: None, route: dict, limit: int) -> None:
     """``GET route?limit=<any integer>`` is answered as the route's rule says."""
+    SESSION.spend()  # each example is a request of the fuzz phase's budget
     low, high = route["min"], route["max"]
     ex = api.op(route["operation"], params={"limit": str(limit)})
     if route["out_of_range"] == "refuse" and not low <= limit <= high:

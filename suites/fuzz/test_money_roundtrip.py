@@ -48,6 +48,7 @@ amounts = st.builds(_written, st.integers(min_value=1, max_value=MAX_CENTS),
 @example(amount="999999999999999.99")
 def test_unit_amount_round_trips(api: Api, contract: Contract, unique: Callable[[str], str], amount: str) -> None:
     """Create a product priced ``amount``; the answer and a read of it carry the same decimal value."""
+    SESSION.spend(need=2)  # each example is two requests of the fuzz phase's budget
     body = {**contract.operation("createCheckoutProduct")["body"], "name": unique("fz"), "unitAmount": amount}
     created = api.op("createCheckoutProduct", json=body)
     if created.status == 400:
