@@ -36,13 +36,12 @@ from payconform.signer import (
     new_nonce,
 )
 
-from .products import product_body
-from .types import Scope, Unique, shared_scope
+from .products import expect_name_free, product_body
+from .types import Unique
 
 PRODUCTS = "/checkout/organizations/{orgId}/products"
 SIGNATURE_ERRORS = ("SIGNATURE_REQUIRED", "SIGNATURE_INVALID", "SIGNATURE_REPLAYED", "SIGNATURE_TIMESTAMP_SKEW")
 ANY_STATUS_NOT_SHOWN = "a 4xx (the spec does not show the status of signature errors other than the 202)"
-_NAME_HOLDER: dict[Scope, str] = {}  # per organization and mode: the product `expect_not_run` renames
 
 
 @dataclass(frozen=True)
@@ -115,22 +114,8 @@ def product_create(api: Api, contract: Contract, unique: Unique, *, query: str =
 
 
 def expect_not_run(mode_a: Api, body: dict[str, Any], what: str) -> None:
-    """The product the refused request asked for does not exist: the worker's name holder (`_NAME_HOLDER`),
-    renamed to its name, answers 200; the first time, a create of the name answers 201 and makes the holder.
-    A rename makes no row for the run to remove, where a create per check made one."""
-    shared = shared_scope(mode_a)
-    if shared not in _NAME_HOLDER:
-        again = mode_a.op("createCheckoutProduct", json=body)
-        expect_status(again, 201, f"creating product {body['name']!r} with a Mode A key after {what}: the refused "
-                                  "request must not have run (a 409 means it created the product)")
-        made = again.json.get("id") if isinstance(again.json, dict) else None
-        if isinstance(made, str):
-            _NAME_HOLDER[shared] = made
-        return
-    again = mode_a.op("updateCheckoutProduct", productId=_NAME_HOLDER[shared], json={"name": body["name"]})
-    expect_status(again, 200, f"renaming a product to {body['name']!r} with a Mode A key after {what}: the refused "
-                              "request must not have run (a 409, another active product has the name, means it "
-                              "created the product)")
+    """The product the refused request asked for does not exist (`products.expect_name_free`, with a Mode A key)."""
+    expect_name_free(mode_a, body, f"{what}, with a Mode A key")
 
 
 def expect_ran_once(mode_a: Api, body: dict[str, Any], what: str) -> None:
