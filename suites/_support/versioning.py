@@ -9,10 +9,13 @@ safe to ignore), so an enum-valued field is checked for its type, never for memb
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
-from payconform.contract import Contract
+from payconform.client import Exchange
+from payconform.contract import Contract, run_contract
 
 from .schemas import component, problems
 
@@ -36,6 +39,44 @@ def documented(op: dict[str, Any], status: int) -> bool:
     """Whether the contract lists ``status`` (or its class, `4XX`) among the operation's responses."""
     responses = {str(code).upper() for code in op.get("responses") or {}}
     return str(status) in responses or f"{status // 100}XX" in responses
+
+
+class Served:
+    """Per worker: the first answer the run's own requests got from each added operation that shows it served
+    (Versioning rule 8): a status the contract documents for it, a success, at its contract path. A transport
+    observer (`payconform.transport.observe`); `test_added_operations` probes only the operations it lacks,
+    since every other test's exchange with them already shows the route exists."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, Exchange] = {}
+        self.lock = threading.Lock()
+        self._paths: dict[str, tuple[re.Pattern[str], dict[str, Any]]] | None = None
+
+    def note(self, ex: Exchange) -> None:
+        """Keep ``ex`` if it shows its added operation served (an observer: never raises)."""
+        try:
+            if ex.op_id is None or ex.op_id in self.seen or not 200 <= ex.status < 300:
+                return
+            found = self._added().get(ex.op_id)
+            if found and documented(found[1], ex.status) and found[0].search(urlsplit(str(ex.request.url)).path):
+                with self.lock:
+                    self.seen.setdefault(ex.op_id, ex)
+        except Exception:  # noqa: BLE001 - an observer must not break the request that it watches
+            return
+
+    def answer(self, op_id: str) -> Exchange | None:
+        with self.lock:
+            return self.seen.get(op_id)
+
+    def _added(self) -> dict[str, tuple[re.Pattern[str], dict[str, Any]]]:
+        if self._paths is None:
+            self._paths = {op_id: (re.compile(PLACEHOLDER.sub("[^/]+", re.escape(path).replace(r"\{", "{")
+                                                              .replace(r"\}", "}")) + "$"), op)
+                           for op_id, _, path, op in added_operations(run_contract())}
+        return self._paths
+
+
+SERVED = Served()  # this worker's
 
 
 def type_problems(contract: Contract, schema_name: str, obj: Any, kinds: tuple[str, ...] = ("field",)) -> list[str]:
