@@ -16,7 +16,7 @@ from payconform.transport import observe
 from ._support.leftovers import LEFTOVERS
 from ._support.reach import unreachable
 from ._support.realtime import REAL_TIME, Timed
-from ._support.versioning import SERVED
+from ._support.versioning import SEEN
 
 
 def _reachable(request: pytest.FixtureRequest, server: Any, value: Any) -> Any:
@@ -55,7 +55,7 @@ def timed(request: pytest.FixtureRequest, own_org) -> Timed:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     observe(LEFTOVERS.note)
-    observe(SERVED.note)
+    observe(SEEN.note)
 
 
 @pytest.hookimpl(tryfirst=True)  # before the plugin hands this worker's request counts over: the sweep counts

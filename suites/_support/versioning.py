@@ -41,42 +41,52 @@ def documented(op: dict[str, Any], status: int) -> bool:
     return str(status) in responses or f"{status // 100}XX" in responses
 
 
-class Served:
-    """Per worker: the first answer the run's own requests got from each added operation that shows it served
-    (Versioning rule 8): a status the contract documents for it, a success, at its contract path. A transport
-    observer (`payconform.transport.observe`); `test_added_operations` probes only the operations it lacks,
-    since every other test's exchange with them already shows the route exists."""
+class Seen:
+    """Per worker: the first answer the run's own requests got from each operation that shows something any
+    answer of it would: a success the contract documents for it, at its contract path (the operation is
+    served, Versioning rule 8; its answer carries what the operation answers); and the first refusal of each
+    error type the contract documents for it. A transport observer (`payconform.transport.observe`): the
+    versioning tests check their rules on these answers and send only for what the run did not get."""
 
     def __init__(self) -> None:
-        self.seen: dict[str, Exchange] = {}
+        self.successes: dict[str, Exchange] = {}
+        self.refusals: dict[tuple[str, str], Exchange] = {}
         self.lock = threading.Lock()
         self._paths: dict[str, tuple[re.Pattern[str], dict[str, Any]]] | None = None
 
     def note(self, ex: Exchange) -> None:
-        """Keep ``ex`` if it shows its added operation served (an observer: never raises)."""
+        """Keep ``ex`` if it is the first such answer of its operation (an observer: never raises)."""
         try:
-            if ex.op_id is None or ex.op_id in self.seen or not 200 <= ex.status < 300:
+            found = self._operations().get(ex.op_id or "")
+            at_path = found and found[0].search(urlsplit(str(ex.request.url)).path)
+            if not at_path or not documented(found[1], ex.status):
                 return
-            found = self._added().get(ex.op_id)
-            if found and documented(found[1], ex.status) and found[0].search(urlsplit(str(ex.request.url)).path):
-                with self.lock:
-                    self.seen.setdefault(ex.op_id, ex)
+            error = ex.json.get("type") if ex.status >= 400 and isinstance(ex.json, dict) else None
+            with self.lock:
+                if 200 <= ex.status < 300:
+                    self.successes.setdefault(str(ex.op_id), ex)
+                elif isinstance(error, str):
+                    self.refusals.setdefault((str(ex.op_id), error), ex)
         except Exception:  # noqa: BLE001 - an observer must not break the request that it watches
             return
 
-    def answer(self, op_id: str) -> Exchange | None:
+    def success(self, op_id: str) -> Exchange | None:
         with self.lock:
-            return self.seen.get(op_id)
+            return self.successes.get(op_id)
 
-    def _added(self) -> dict[str, tuple[re.Pattern[str], dict[str, Any]]]:
+    def refusal(self, op_id: str, error_type: str) -> Exchange | None:
+        with self.lock:
+            return self.refusals.get((op_id, error_type))
+
+    def _operations(self) -> dict[str, tuple[re.Pattern[str], dict[str, Any]]]:
         if self._paths is None:
-            self._paths = {op_id: (re.compile(PLACEHOLDER.sub("[^/]+", re.escape(path).replace(r"\{", "{")
-                                                              .replace(r"\}", "}")) + "$"), op)
-                           for op_id, _, path, op in added_operations(run_contract())}
+            self._paths = {op["operationId"]: (re.compile(PLACEHOLDER.sub("[^/]+", re.escape(path).replace(r"\{", "{")
+                                                                         .replace(r"\}", "}")) + "$"), op)
+                           for _, _, path, op in run_contract().openapi_operations() if op.get("operationId")}
         return self._paths
 
 
-SERVED = Served()  # this worker's
+SEEN = Seen()  # this worker's
 
 
 def type_problems(contract: Contract, schema_name: str, obj: Any, kinds: tuple[str, ...] = ("field",)) -> list[str]:
