@@ -42,14 +42,14 @@ def documented(op: dict[str, Any], status: int) -> bool:
 
 
 class Seen:
-    """Per worker: the first answer the run's own requests got from each operation that shows something any
-    answer of it would: a success the contract documents for it, at its contract path (the operation is
-    served, Versioning rule 8; its answer carries what the operation answers); and the first refusal of each
-    error type the contract documents for it. A transport observer (`payconform.transport.observe`): the
+    """Per worker: the first answers the run's own requests got from each operation that show something any
+    answer of it would: a success of each status the contract documents for it, at its contract path (the
+    operation is served, Versioning rule 8; its answer carries what the operation answers); and the first
+    refusal of each error type the contract documents for it. A transport observer (`payconform.transport.observe`): the
     versioning tests check their rules on these answers and send only for what the run did not get."""
 
     def __init__(self) -> None:
-        self.successes: dict[str, Exchange] = {}
+        self.successes: dict[tuple[str, int], Exchange] = {}
         self.refusals: dict[tuple[str, str], Exchange] = {}
         self.lock = threading.Lock()
         self._paths: dict[str, tuple[re.Pattern[str], dict[str, Any]]] | None = None
@@ -64,15 +64,17 @@ class Seen:
             error = ex.json.get("type") if ex.status >= 400 and isinstance(ex.json, dict) else None
             with self.lock:
                 if 200 <= ex.status < 300:
-                    self.successes.setdefault(str(ex.op_id), ex)
+                    self.successes.setdefault((str(ex.op_id), ex.status), ex)
                 elif isinstance(error, str):
                     self.refusals.setdefault((str(ex.op_id), error), ex)
         except Exception:  # noqa: BLE001 - an observer must not break the request that it watches
             return
 
-    def success(self, op_id: str) -> Exchange | None:
+    def success(self, op_id: str, statuses: set[int] | None = None) -> Exchange | None:
+        """The first success of ``op_id`` noted (of one of ``statuses``, if given), or None."""
         with self.lock:
-            return self.successes.get(op_id)
+            return next((ex for (op, status), ex in self.successes.items()
+                         if op == op_id and (statuses is None or status in statuses)), None)
 
     def refusal(self, op_id: str, error_type: str) -> Exchange | None:
         with self.lock:

@@ -18,14 +18,13 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
 from .._support.machines import (
+    REREAD,
     RETURNED,
-    came_back,
     expect_forward_only,
     first,
     path,
     scenario_rows,
     scenario_walk,
-    walk,
 )
 from .._support.payouts import DEFAULT, as_created, create_payout, read_payout, timeline
 from .._support.realtime import REAL_TIME, Timed
@@ -179,16 +178,13 @@ def test_failed_and_returned_are_final(scenario: str, fresh_org, clock, contract
            after)
 
 
+@WALKS
 @pytest.mark.req("ORDER-READ", "PAYOUT-ONLY-FORWARD-FROM-COMPLETED")
 @pytest.mark.needs("profile")
 @pytest.mark.parametrize("scenario", [DEFAULT, "0004"])
 def test_repeated_reads_never_go_backwards(scenario: str, timed: Timed, contract: Contract, unique: Unique) -> None:
     """Read three times after every step, the payout is never seen in an earlier state than before (in real
-    time, until it has completed, and for scenario 0004 come back)."""
-    api, clock = timed.api, timed.clock
-    payout_id = create_payout(api, contract, unique, scenario).json["payoutId"]
-    done = came_back if scenario == RETURNED else (lambda rs: rs[-1].status == "completed")
-    readings = walk(api, clock, api.org_id, contract, payout_id, reads_per_step=3,
-                    until=done if clock is REAL_TIME else None)
+    time, until it has completed, and for scenario 0004 come back: the worker's walk of the scenario)."""
+    _, readings = scenario_walk(timed, contract, unique, scenario, reads_per_step=REREAD)
     expect_forward_only(readings, contract)
 
