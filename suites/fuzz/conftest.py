@@ -74,6 +74,12 @@ def pytest_runtest_call(item: pytest.Item):
         result = None
         if current is not None and not current.started.get(item.nodeid):
             pytest.skip(f"the fuzz phase's budget left this test nothing to check: {spent}")
+    except BaseExceptionGroup as group:  # Hypothesis gathers the explicit examples' failures, the share's end too
+        _, failures = group.split(fuzz.ShareSpent)
+        if failures is None:
+            result = None
+        else:
+            raise failures.exceptions[0] if len(failures.exceptions) == 1 else failures
     message = current.take_failure(item.nodeid) if current is not None else None
     if message:
         raise ContractViolation(message)
