@@ -32,8 +32,10 @@ from .._support.types import Unique
 
 ROWS = scenario_rows()
 # the tests that read a worker's walk of their scenario (`scenario_walk`) run on one worker, so that each
-# scenario is walked once in real time
+# scenario is walked once in real time; the first to read one may wait out its whole walk (a bank return
+# comes 90 s after creation, read three times a step, on a key other tests are spending too)
 WALKS = pytest.mark.xdist_group("payout-scenario-walks")
+WALK_TIME = pytest.mark.timeout(300)
 
 
 def _case_id(case: tuple[dict, str, bool]) -> str:
@@ -42,6 +44,7 @@ def _case_id(case: tuple[dict, str, bool]) -> str:
 
 
 @WALKS
+@WALK_TIME
 @pytest.mark.smoke(ids=[
     "PAYOUT-T-RETURNED-0004", "PAYOUT-T-PROCESSING-default", "PAYOUT-T-FAILED-0003", "PAYOUT-T-COMPLETED-default"
 ])
@@ -86,6 +89,7 @@ def test_accepted_payout_is_pending(api, contract: Contract, unique: Unique) -> 
 
 
 @WALKS
+@WALK_TIME
 @pytest.mark.req("PAYOUT-COMPLETED-AT", "PAYOUT-T-COMPLETED")
 @pytest.mark.needs("profile")
 def test_completed_at_is_null_until_completed(timed: Timed, contract: Contract, unique: Unique) -> None:
@@ -105,6 +109,7 @@ def test_completed_at_is_null_until_completed(timed: Timed, contract: Contract, 
 
 
 @WALKS
+@WALK_TIME
 @pytest.mark.req("PAYOUT-T-FAILED", "PAYOUT-FAILURE-CODE", "PAYOUT-FUNDS-RETURNED", "PAYOUT-COMPLETED-AT-FAILED-CANCELED")
 @pytest.mark.needs("profile")
 def test_failed_payout_names_its_failure(timed: Timed, contract: Contract, unique: Unique) -> None:
@@ -122,6 +127,7 @@ def test_failed_payout_names_its_failure(timed: Timed, contract: Contract, uniqu
 
 
 @WALKS
+@WALK_TIME
 @pytest.mark.req("ERR-ACCEPTED-FAILED-NOT-ERROR")
 @pytest.mark.needs("profile")
 def test_a_failed_payout_is_not_an_error_response(timed: Timed, contract: Contract, unique: Unique) -> None:
@@ -140,6 +146,7 @@ def test_a_failed_payout_is_not_an_error_response(timed: Timed, contract: Contra
 
 
 @WALKS
+@WALK_TIME
 @pytest.mark.req("PAYOUT-T-RETURNED", "PAYOUT-RETURN-BODY", "PAYOUT-COMPLETED-AT-RETURNED",
                  "PAYOUT-COMPLETED-NOT-TERMINAL")
 @pytest.mark.needs("profile")
@@ -179,6 +186,7 @@ def test_failed_and_returned_are_final(scenario: str, fresh_org, clock, contract
 
 
 @WALKS
+@WALK_TIME
 @pytest.mark.req("ORDER-READ", "PAYOUT-ONLY-FORWARD-FROM-COMPLETED")
 @pytest.mark.needs("profile")
 @pytest.mark.parametrize("scenario", [DEFAULT, "0004"])
