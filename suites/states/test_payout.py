@@ -31,8 +31,9 @@ from .._support.realtime import REAL_TIME, Timed
 from .._support.types import Unique
 
 ROWS = scenario_rows()
-# the tests that read a worker's walk of their scenario (`scenario_walk`) run on one worker, so that each
-# scenario is walked once in real time; the first to read one may wait out its whole walk (a bank return
+# the tests that read a worker's walk of their scenario (`scenario_walk`) run on one worker, in this order (the
+# repeated reads first: their walk reads three times a step and serves the others), so that each scenario is
+# walked once in real time; the first to read one may wait out its whole walk (a bank return
 # comes 90 s after creation, read three times a step, on a key other tests are spending too)
 WALKS = pytest.mark.xdist_group("payout-scenario-walks")
 WALK_TIME = pytest.mark.timeout(300)
@@ -41,6 +42,18 @@ WALK_TIME = pytest.mark.timeout(300)
 def _case_id(case: tuple[dict, str, bool]) -> str:
     row, scenario, expected = case
     return f"{row['id']}-{scenario}" + ("" if expected else "-skipped")
+
+
+@WALKS
+@WALK_TIME
+@pytest.mark.req("ORDER-READ", "PAYOUT-ONLY-FORWARD-FROM-COMPLETED")
+@pytest.mark.needs("profile")
+@pytest.mark.parametrize("scenario", [DEFAULT, "0004"])
+def test_repeated_reads_never_go_backwards(scenario: str, timed: Timed, contract: Contract, unique: Unique) -> None:
+    """Read three times after every step, the payout is never seen in an earlier state than before (in real
+    time, until it has completed, and for scenario 0004 come back: the worker's walk of the scenario)."""
+    _, readings = scenario_walk(timed, contract, unique, scenario, reads_per_step=REREAD)
+    expect_forward_only(readings, contract)
 
 
 @WALKS
@@ -183,16 +196,3 @@ def test_failed_and_returned_are_final(scenario: str, fresh_org, clock, contract
     expect({k: after.json.get(k) for k in keys} == {k: before.get(k) for k in keys},
            f"a final payout changed: {[before.get(k) for k in keys]} became {[after.json.get(k) for k in keys]}",
            after)
-
-
-@WALKS
-@WALK_TIME
-@pytest.mark.req("ORDER-READ", "PAYOUT-ONLY-FORWARD-FROM-COMPLETED")
-@pytest.mark.needs("profile")
-@pytest.mark.parametrize("scenario", [DEFAULT, "0004"])
-def test_repeated_reads_never_go_backwards(scenario: str, timed: Timed, contract: Contract, unique: Unique) -> None:
-    """Read three times after every step, the payout is never seen in an earlier state than before (in real
-    time, until it has completed, and for scenario 0004 come back: the worker's walk of the scenario)."""
-    _, readings = scenario_walk(timed, contract, unique, scenario, reads_per_step=REREAD)
-    expect_forward_only(readings, contract)
-
