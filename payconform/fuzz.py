@@ -17,8 +17,8 @@ harness:
   test once it is used), the organization, a fresh valid
   ``Idempotency-Key`` (generated ones repeat and would replay stored answers; an invalid or missing one is
   left alone so negative tests still mean something) and the least used key of the pool.
-- ``run_case`` / ``run_stateful``: an operation whose own path answers 404 ``ROUTE_NOT_FOUND`` is skipped as
-  not implemented by the target; the first failure of a test is recorded with the requirement it breaks,
+- ``run_case`` / ``run_stateful``: an operation whose case and own path both answer 404 ``ROUTE_NOT_FOUND`` is
+  skipped as not implemented by the target (only such a case costs the probe of its path); the first failure of a test is recorded with the requirement it breaks,
   what the target answered, a curl reproduction (``fuzz_report``) and the ``x-request-id``, and the test
   fails with it once its run is over (``take_failure``).
 """
@@ -78,6 +78,7 @@ class FuzzSession:
     redactor: Any
     sent_by_test: dict[str, int] = field(default_factory=dict)  # test nodeid -> requests it sent
     implemented: dict[str, bool] = field(default_factory=dict)
+    started: dict[str, int] = field(default_factory=dict)  # test nodeid -> requests it was allowed to start
     failures: dict[str, str] = field(default_factory=dict)  # test nodeid -> its first failure
 
     # -- the contract ---------------------------------------------------------------------------
@@ -183,10 +184,8 @@ class FuzzSession:
         """Count against the test's share of the phase, pin the organization, refresh the idempotency key, pick
         the key. The shares add up to the phase's budget whichever worker runs which test: a cap per worker
         as well would skip the sweeps of a worker that drew more than its even part of them."""
-        nodeid, share = self._nodeid(), self.settings.operation_cap()
-        # the share counts every attempt of the test (its implemented probe, the checks' own probes) once sent
-        if share and max(self.sent_by_test.get(nodeid, 0), accounting.sent(nodeid)) >= share:
-            raise ShareSpent(f"{nodeid} sent its share of the fuzz phase's budget: {share} requests")
+        nodeid = self._nodeid()
+        self.spend(nodeid)
         self.sent_by_test[nodeid] = self.sent_by_test.get(nodeid, 0) + 1
         if self.target and isinstance(case.path_parameters, dict) and "orgId" in case.path_parameters:
             case.path_parameters["orgId"] = self.target.org_id  # stateful walks ignore the `parameters` setting
@@ -197,6 +196,16 @@ class FuzzSession:
                 headers[name] = new_idempotency_key()
             elif name.lower() == API_KEY_HEADER and self.target and value in self.target.pool:
                 headers[name] = self.pacer.least_loaded(self.target.pool)  # the least used key now
+
+    def spend(self, nodeid: str | None = None, need: int = 1) -> None:
+        """Before ``need`` requests of a fuzz test (a case, or an example of a property test): ``ShareSpent``
+        once they would take the test past its share of the phase. The share counts every attempt the test sent
+        (a route probe, the checks' own probes; not its fixtures', which are counted when its setup ends)."""
+        nodeid = self._nodeid() if nodeid is None else nodeid
+        share = self.settings.operation_cap(nodeid)
+        if share and max(self.sent_by_test.get(nodeid, 0), accounting.sent(nodeid)) + need > share:
+            raise ShareSpent(f"{nodeid} sent its share of the fuzz phase's budget: {share} requests")
+        self.started[nodeid] = self.started.get(nodeid, 0) + 1
 
     def call(self, case: Any) -> Any:
         """Prepare ``case`` and send it (through the harness transport: see ``schema``)."""
@@ -210,18 +219,20 @@ class FuzzSession:
 
     # -- running a case -------------------------------------------------------------------------
 
-    def ensure_implemented(self, operation: Any, anon: Any) -> None:
-        """Skip an operation the target does not serve: its own path answers 404 ROUTE_NOT_FOUND.
+    def ensure_implemented(self, operation: Any, anon: Any, answer: Any) -> None:
+        """Skip an operation the target does not serve: a case answered 404 ROUTE_NOT_FOUND, and so is the
+        operation's own path. Only such an answer needs the probe (a served route answers anything else, so
+        the cases of a served operation cost no request of the phase's budget to tell it is served).
 
         The probe carries no credential and no body, so it cannot run anything.
         """
         label = operation.label
-        if label not in self.implemented:
+        if label not in self.implemented and _route_not_found(answer.status_code, answer.headers, answer.content):
             path = re.sub(r"\{(?!orgId\})\w+\}", PROBE_ID, operation.path)
             ex = anon.request(operation.method.upper(), path, credential=None, idempotency_key=None, raw=True)
-            body = Answer.of(ex.status, ex.headers, ex.content).body
-            self.implemented[label] = not (ex.status == 404 and isinstance(body, dict)
-                                           and body.get("type") == "ROUTE_NOT_FOUND")
+            self.implemented[label] = not _route_not_found(ex.status, ex.headers, ex.content)
+        elif label not in self.implemented:
+            self.implemented[label] = True
         if not self.implemented[label]:
             pytest.skip(f"not implemented by the target: {label} answers 404 ROUTE_NOT_FOUND")
 
@@ -231,10 +242,14 @@ class FuzzSession:
         One failure is enough to fail the operation; not spending the rest of its budget keeps a run against
         a broken target (or a mutant) short.
         """
+        label = case.operation.label
         if self._nodeid() in self.failures:
             return
-        self.ensure_implemented(case.operation, anon)
-        self.validate(case, self.call(case))
+        if self.implemented.get(label) is False:
+            pytest.skip(f"not implemented by the target: {label} answers 404 ROUTE_NOT_FOUND")
+        response = self.call(case)
+        self.ensure_implemented(case.operation, anon, response)
+        self.validate(case, response)
 
     def validate(self, case: Any, response: Any) -> None:
         """Run the checks; the first failure is recorded for the test, which fails once its run is over.
@@ -302,6 +317,12 @@ class FuzzSession:
     def _doc_of(self, case: Any) -> str:
         op_id = operation_id(case.operation)
         return next((d for d in DOCUMENTS if op_id in operation_ids(self.document(d))), "payouts")
+
+
+def _route_not_found(status: int, headers: Any, content: bytes | None) -> bool:
+    """Whether an answer is 404 ROUTE_NOT_FOUND (the spec's answer for a path the target does not serve)."""
+    body = Answer.of(status, headers, content or b"").body
+    return status == 404 and isinstance(body, dict) and body.get("type") == "ROUTE_NOT_FOUND"
 
 
 class ShareSpent(BaseException):

@@ -12,7 +12,7 @@ properties it declares as decimal strings (money), which the checks and property
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +36,13 @@ class FuzzSettings:
     exclude: list[str]
     examples: int
     stateful_steps: int
-    max_requests: int  # in all: each test of the phase may send its share (operation_cap)
+    max_requests: int  # in all: each test of the phase may send its share (operation_cap), no more
     schemathesis: dict[str, Any]
     check_requirements: dict[str, list[str]]
     operation_requirements: dict[str, list[str]]
     seed: int = SEED
     phase_tests: int = 1  # the sweeps the run selected (suites/fuzz/conftest.py): max_requests' split
+    shares: dict[str, int] = field(default_factory=dict)  # test nodeid -> its share (split), summing to max_requests
 
     @classmethod
     def load(cls, path: Path, overrides: Mapping[str, Any] | None = None, *, budget: int | None = None,
@@ -75,10 +76,31 @@ class FuzzSettings:
         of a walk (the pacer, not the target, sets the pace of a deep run)."""
         return DEFAULT_TIMEOUT + SECONDS_PER_REQUEST * self.examples * max(self.stateful_steps, 1)
 
-    def operation_cap(self) -> int:
-        """Requests one test of the phase may send (0: no cap): its even share of ``max_requests``, so that a
-        small budget still reaches every operation instead of the first ones alone."""
-        return -(-self.max_requests // max(self.phase_tests, 1)) if self.max_requests else 0
+    def operation_cap(self, nodeid: str | None = None) -> int:
+        """Requests one test of the phase may send (0: no cap): its share from ``split``, else an even share of
+        ``max_requests``, so that a small budget still reaches every operation instead of the first ones alone."""
+        if not self.max_requests:
+            return 0
+        return self.shares.get(nodeid or "") or -(-self.max_requests // max(self.phase_tests, 1))
+
+    def split(self, properties: list[str], sweeps: list[str]) -> None:
+        """Share ``max_requests`` over the phase's tests so that the shares add up to it, not more: each test
+        gets the even part, the remainder goes to the property tests first (every example of theirs is one
+        planned request, so a share of one or two checks nothing after their setup), then to the sweeps."""
+        tests = properties + sweeps
+        self.phase_tests = max(len(sweeps), 1)
+        if not tests or not self.max_requests:
+            self.shares = {}
+            return
+        even, left = divmod(self.max_requests, len(tests))
+        extra = dict.fromkeys(tests, 0)
+        if properties:
+            for nodeid in properties:
+                extra[nodeid] = left // len(properties)
+            left %= len(properties)
+        for nodeid in tests[:left]:
+            extra[nodeid] += 1
+        self.shares = {nodeid: max(1, even + extra[nodeid]) for nodeid in tests}
 
     def operations(self, doc: str, available: Iterable[str]) -> list[str]:
         """The operation ids of ``doc`` to fuzz, in the document's order."""

@@ -30,7 +30,7 @@ SMOKE_MARKER = "smoke"
 DEFAULT_TIER = "full"
 SPEC_RATE = 100  # Limits, "Default rate | 100 requests per minute per API credential": a budget's unit
 SPEC_IP_RATE = 2000  # Limits, "Per-source-IP ceiling | 2,000 per minute"
-FUZZ_MINIMUM = 100  # the least fuzz phase a tier with one runs: a probe and a case per operation (0 is "no cap")
+FUZZ_MINIMUM = 100  # the least fuzz phase a tier with one runs: a case per operation and the property tests' first examples (0 is "no cap")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Fixtures every part shares on top of the plugin's: the webhook receiver's mailboxes skip, with one
 reason, when the target cannot reach the receiver (`_support/reach.py`); `timed` gives a test whose
 requirement needs only a key the fastest way to let the profile's seconds pass. Each worker notes the rows its
-tests create and removes what the API can remove when its tests are over (`_support/leftovers.py`)."""
+tests create and removes what the API can remove when its tests are over (`_support/leftovers.py`), and the
+answers that show an added operation served (`_support/versioning.py`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from payconform.transport import observe
 from ._support.leftovers import LEFTOVERS
 from ._support.reach import unreachable
 from ._support.realtime import REAL_TIME, Timed
+from ._support.versioning import SEEN
 
 
 def _reachable(request: pytest.FixtureRequest, server: Any, value: Any) -> Any:
@@ -53,6 +55,7 @@ def timed(request: pytest.FixtureRequest, own_org) -> Timed:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     observe(LEFTOVERS.note)
+    observe(SEEN.note)
 
 
 @pytest.hookimpl(tryfirst=True)  # before the plugin hands this worker's request counts over: the sweep counts

@@ -120,7 +120,13 @@ def link_in(state: str, request: pytest.FixtureRequest, contract: Contract, uniq
     api = request.getfixturevalue("api")
     link = draft(api, contract, unique)
     if state in ("sent", "cancelled"):
-        expect_status(publish(api, link["id"]), 200, "publishing the draft")
+        link = _link_answer(expect_status(publish(api, link["id"]), 200, "publishing the draft"), link)
     if state == "cancelled":
-        expect_status(pause(api, link["id"]), 200, "pausing the link")
-    return api, read_link(api, link["id"])
+        link = _link_answer(expect_status(pause(api, link["id"]), 200, "pausing the link"), link)
+    return api, link
+
+
+def _link_answer(ex: Exchange, before: dict[str, Any]) -> dict[str, Any]:
+    """The link a publish or pause answered ("200: link with ..."; what the tests read of it is its `id`, which
+    the last answer carries, so no read follows), else the link as it was before."""
+    return ex.json if isinstance(ex.json, dict) and ex.json.get("id") == before.get("id") else before

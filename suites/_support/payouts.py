@@ -129,10 +129,15 @@ def crypto_corridor(contract: Contract) -> str:
 
 
 def crypto_payout_body(api: Api, contract: Contract, unique: Unique) -> dict[str, Any]:
-    """A payout body to a new recipient of the profile's first crypto corridor."""
+    """A payout body (its own reference) to a recipient of the profile's first crypto corridor. A test only pays
+    that recipient, so, like the fiat ones of `scenario_destination`, it is made once per organization and mode
+    in this worker and reused (`_DESTINATIONS`)."""
     corridor = crypto_corridor(contract)
-    recipient = create_recipient(api, contract, unique, paymentMethod=method_body(contract, corridor))
-    return payout_body(contract, first_destination(recipient), unique("ref"),
+    shared = (shared_scope(api), f"crypto:{corridor}")
+    if shared not in _DESTINATIONS:
+        recipient = create_recipient(api, contract, unique, paymentMethod=method_body(contract, corridor))
+        _DESTINATIONS[shared] = first_destination(recipient)
+    return payout_body(contract, _DESTINATIONS[shared], unique("ref"),
                        destinationCurrency=corridors(contract)[corridor]["currency"])
 
 

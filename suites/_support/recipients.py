@@ -16,7 +16,9 @@ from payconform.placeholders import fill, leading_digits
 from .accounts import method_body
 from .answers import member
 from .profile import corridor_of, success
-from .types import Unique
+from .types import Scope, Unique, shared_scope
+
+_UNTOUCHED: dict[Scope, dict[str, Any]] = {}  # per organization and mode: the recipient refusals are tried on
 
 
 def recipient_body(contract: Contract, unique: Unique, **fields: Any) -> dict[str, Any]:
@@ -94,3 +96,21 @@ def refused_recipient_update(api: Api, unique: Unique) -> Exchange:
     ex = api.op("updateBeneficiary", recipientId=unique("rcp-missing"), json={"name": unique("name")})
     expect_status(ex, 404, "changing a recipient that does not exist")
     return ex
+
+
+def untouched_recipient(api: Api, contract: Contract, unique: Unique) -> dict[str, Any]:
+    """A recipient the tests of refused method changes share (a refusal must leave it as it was), as last read:
+    made once per organization and mode in this worker (`_UNTOUCHED`); each test compares its own read after
+    the refusal (`reread`) with this. A recipient per test cost its create and the run's cleanup delete."""
+    shared = shared_scope(api)
+    if shared not in _UNTOUCHED:
+        _UNTOUCHED[shared] = create_recipient(api, contract, unique)
+    return _UNTOUCHED[shared]
+
+
+def reread(api: Api, recipient: dict[str, Any]) -> dict[str, Any]:
+    """Read the shared recipient again right after a test's request, before any check, and keep the reading
+    as the state the next test starts from (so a change one test caused fails that test only)."""
+    got = read_recipient(api, recipient["id"])
+    _UNTOUCHED[shared_scope(api)] = got
+    return got

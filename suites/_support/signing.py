@@ -4,9 +4,11 @@ Signed requests built by hand, so that exactly one part can be wrong; malformed 
 every refusal shares: a signature error type (their statuses are not shown, so any 4xx), one answer for
 every mismatch cause, and nothing run, checked by reading back.
 
-The write used throughout is a checkout product create: product names are unique among active products,
-so after a refused create of name N a create of N with a working Mode A key must answer 201 (a 409 shows
-the refused request ran after all), and after an accepted one it must answer 409.
+The write used throughout is a checkout product create: product names are unique among active products
+(Endpoints > Checkout: POST /products "409 name already exists", PATCH /products/{productId} "409 another
+active product has the name"), so after a refused create of name N, renaming a product to N with a working
+Mode A key must answer 200 (a 409 shows the refused request ran after all; the first check of a worker makes
+that product, a create of N that must answer 201), and after an accepted one a create of N must answer 409.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from payconform.signer import (
     new_nonce,
 )
 
-from .products import product_body
+from .products import expect_name_free, product_body
 from .types import Unique
 
 PRODUCTS = "/checkout/organizations/{orgId}/products"
@@ -112,10 +114,8 @@ def product_create(api: Api, contract: Contract, unique: Unique, *, query: str =
 
 
 def expect_not_run(mode_a: Api, body: dict[str, Any], what: str) -> None:
-    """The product the refused request asked for does not exist: a create of its name answers 201."""
-    again = mode_a.op("createCheckoutProduct", json=body)
-    expect_status(again, 201, f"creating product {body['name']!r} with a Mode A key after {what}: the refused "
-                              "request must not have run (a 409 means it created the product)")
+    """The product the refused request asked for does not exist (`products.expect_name_free`, with a Mode A key)."""
+    expect_name_free(mode_a, body, f"{what}, with a Mode A key")
 
 
 def expect_ran_once(mode_a: Api, body: dict[str, Any], what: str) -> None:

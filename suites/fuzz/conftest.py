@@ -49,11 +49,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Split the phase's request budget over the sweeps this run selected (one per operation, one walk per
-    document): ``--select`` of one operation gives it the whole budget."""
+    """Split the phase's request budget over the tests of the phase this run selected (a sweep per operation, a
+    walk per document, the property tests): ``--select`` of one operation gives it the whole budget. Every
+    process collects the same items, so the shares add up to the budget whichever worker runs which test."""
     current = fuzz.current()
     if current is not None:
-        current.settings.phase_tests = sum(1 for item in session.items if item.get_closest_marker("sweep"))
+        phase = [item for item in session.items if item.path.parent == Path(__file__).parent]
+        current.settings.split([item.nodeid for item in phase if item.get_closest_marker("sweep") is None],
+                               [item.nodeid for item in phase if item.get_closest_marker("sweep") is not None])
 
 
 @pytest.hookimpl(wrapper=True)
@@ -69,14 +72,23 @@ def pytest_runtest_call(item: pytest.Item):
     """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``), or because every
     case it sent was refused the key (401, 403 FORBIDDEN): a refused case reached no operation, so nothing of the
     test's requirements was checked, while the run's key is one the target should accept. A test that sent its
-    share of the phase's budget (``fuzz.ShareSpent``) ends there, judged on what it sent."""
+    share of the phase's budget (``fuzz.ShareSpent``) ends there, judged on what it sent; one whose share its
+    setup took (a property test's rows) is skipped, saying so."""
     checks.REACH.reset()
     fuzz_coverage.attach(getattr(item, "obj", None))
+    current = fuzz.current()
     try:
         result = yield
-    except fuzz.ShareSpent:
+    except fuzz.ShareSpent as spent:
         result = None
-    current = fuzz.current()
+        if current is not None and not current.started.get(item.nodeid):
+            pytest.skip(f"the fuzz phase's budget left this test nothing to check: {spent}")
+    except BaseExceptionGroup as group:  # Hypothesis gathers the explicit examples' failures, the share's end too
+        _, failures = group.split(fuzz.ShareSpent)
+        if failures is None:
+            result = None
+        else:
+            raise failures.exceptions[0] if len(failures.exceptions) == 1 else failures
     message = current.take_failure(item.nodeid) if current is not None else None
     if message:
         raise ContractViolation(message)

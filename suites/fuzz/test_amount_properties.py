@@ -66,6 +66,7 @@ def test_non_positive_amount_is_refused(api: Api, contract: Contract, unique: Ca
                                         op_id: str, field: str, amount: str) -> None:
     """The operation's example body with ``field`` set to ``amount`` (zero or negative) is answered 400; a zero
     where it is a legal amount, 400 or the operation's success."""
+    SESSION.spend()  # each example is a request of the fuzz phase's budget
     operation = contract.operation(op_id)
     body = {**fill(operation["body"], {"unique": unique("fz")}), field: amount}
     ex = api.op(op_id, json=body)

@@ -17,12 +17,26 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
-from .._support.machines import expect_forward_only, first, path, scenario_rows, walk
+from .._support.machines import (
+    REREAD,
+    RETURNED,
+    expect_forward_only,
+    first,
+    path,
+    scenario_rows,
+    scenario_walk,
+)
 from .._support.payouts import DEFAULT, as_created, create_payout, read_payout, timeline
 from .._support.realtime import REAL_TIME, Timed
 from .._support.types import Unique
 
 ROWS = scenario_rows()
+# the tests that read a worker's walk of their scenario (`scenario_walk`) run on one worker, in this order (the
+# repeated reads first: their walk reads three times a step and serves the others), so that each scenario is
+# walked once in real time; the first to read one may wait out its whole walk (a bank return
+# comes 90 s after creation, read three times a step, on a key other tests are spending too)
+WALKS = pytest.mark.xdist_group("payout-scenario-walks")
+WALK_TIME = pytest.mark.timeout(300)
 
 
 def _case_id(case: tuple[dict, str, bool]) -> str:
@@ -30,6 +44,20 @@ def _case_id(case: tuple[dict, str, bool]) -> str:
     return f"{row['id']}-{scenario}" + ("" if expected else "-skipped")
 
 
+@WALKS
+@WALK_TIME
+@pytest.mark.req("ORDER-READ", "PAYOUT-ONLY-FORWARD-FROM-COMPLETED")
+@pytest.mark.needs("profile")
+@pytest.mark.parametrize("scenario", [DEFAULT, "0004"])
+def test_repeated_reads_never_go_backwards(scenario: str, timed: Timed, contract: Contract, unique: Unique) -> None:
+    """Read three times after every step, the payout is never seen in an earlier state than before (in real
+    time, until it has completed, and for scenario 0004 come back: the worker's walk of the scenario)."""
+    _, readings = scenario_walk(timed, contract, unique, scenario, reads_per_step=REREAD)
+    expect_forward_only(readings, contract)
+
+
+@WALKS
+@WALK_TIME
 @pytest.mark.smoke(ids=[
     "PAYOUT-T-RETURNED-0004", "PAYOUT-T-PROCESSING-default", "PAYOUT-T-FAILED-0003", "PAYOUT-T-COMPLETED-default"
 ])
@@ -41,15 +69,13 @@ def _case_id(case: tuple[dict, str, bool]) -> str:
 def test_transition_row(case: tuple[dict, str, bool], timed: Timed, contract: Contract, unique: Unique) -> None:
     """The row's move is seen in its scenario (or, for a scenario that skips it, its state never is, which takes
     the whole settle time: on the clock only); every state seen is one of the spec's and every change is a move
-    of the table. In real time the walk stops once the move is seen."""
+    of the table. In real time the walk is the worker's one of the scenario (`machines.scenario_walk`)."""
     row, scenario, expected = case
-    api, clock = timed.api, timed.clock
-    payout_id = create_payout(api, contract, unique, scenario).json["payoutId"]
 
     def moved(readings: list) -> bool:
         return any(a in row["from"] and b == row["to"] for a, b in itertools.pairwise(path(readings)))
 
-    readings = walk(api, clock, api.org_id, contract, payout_id, until=moved if clock is REAL_TIME else None)
+    _, readings = scenario_walk(timed, contract, unique, scenario)
     seen = path(readings)
     states = contract.machine("payout")["states"]
     expect(all(s in states for s in seen), f"statuses seen {seen} include one outside {states}", readings[-1].ex)
@@ -75,15 +101,16 @@ def test_accepted_payout_is_pending(api, contract: Contract, unique: Unique) -> 
     expect(payout.get("completedAt") is None, "a pending payout already has a `completedAt`", ex)
 
 
+@WALKS
+@WALK_TIME
 @pytest.mark.req("PAYOUT-COMPLETED-AT", "PAYOUT-T-COMPLETED")
 @pytest.mark.needs("profile")
 def test_completed_at_is_null_until_completed(timed: Timed, contract: Contract, unique: Unique) -> None:
-    """`completedAt` is null on every read before `completed` and an instant from then on: the test's own
-    payout on the target's organization, read every step in real time until two reads find it completed."""
-    api, clock = timed.api, timed.clock
-    payout_id = create_payout(api, contract, unique).json["payoutId"]
-    readings = walk(api, clock, api.org_id, contract, payout_id,
-                    until=lambda rs: sum(r.status == "completed" for r in rs) >= 2)
+    """`completedAt` is null on every read before `completed` and an instant from then on: a payout on
+    the target's organization, read every step in real time until two reads find it completed (the worker's walk
+    of the default scenario, `machines.scenario_walk`)."""
+    _, readings = scenario_walk(timed, contract, unique, DEFAULT,
+                                until=lambda rs: sum(r.status == "completed" for r in rs) >= 2)
     done = first(readings, "completed")
     expect(done is not None, f"the payout never completed: {path(readings)}", readings[-1].ex)
     for r in readings:
@@ -94,15 +121,14 @@ def test_completed_at_is_null_until_completed(timed: Timed, contract: Contract, 
             expect(stamp is None, f"a {r.status!r} payout has completedAt {stamp!r}; it is null until completed", r.ex)
 
 
+@WALKS
+@WALK_TIME
 @pytest.mark.req("PAYOUT-T-FAILED", "PAYOUT-FAILURE-CODE", "PAYOUT-FUNDS-RETURNED", "PAYOUT-COMPLETED-AT-FAILED-CANCELED")
 @pytest.mark.needs("profile")
 def test_failed_payout_names_its_failure(timed: Timed, contract: Contract, unique: Unique) -> None:
     """A payout that cannot be paid ends `failed` with a `failureCode`, a boolean `fundsReturned` and no
-    `completedAt` (in real time, read until it has failed)."""
-    api, clock = timed.api, timed.clock
-    payout_id = create_payout(api, contract, unique, "0003").json["payoutId"]
-    readings = walk(api, clock, api.org_id, contract, payout_id,
-                    until=(lambda rs: rs[-1].status == "failed") if clock is REAL_TIME else None)
+    `completedAt` (in real time, read until it has failed: the worker's walk of scenario 0003)."""
+    _, readings = scenario_walk(timed, contract, unique, "0003")
     last = readings[-1]
     expect(last.status == "failed", f"scenario 0003 went {path(readings)}; it does not end 'failed'", last.ex)
     code = last.body.get("failureCode")
@@ -113,16 +139,18 @@ def test_failed_payout_names_its_failure(timed: Timed, contract: Contract, uniqu
            f"the failed payout has completedAt {last.body.get('completedAt')!r}; it stays null", last.ex)
 
 
+@WALKS
+@WALK_TIME
 @pytest.mark.req("ERR-ACCEPTED-FAILED-NOT-ERROR")
 @pytest.mark.needs("profile")
 def test_a_failed_payout_is_not_an_error_response(timed: Timed, contract: Contract, unique: Unique) -> None:
     """The failed payout is read with a 2xx answer carrying `status: failed` and `failureCode`, never an error body
-    (in real time, read every profile step until it has left pending and processing)."""
+    (in real time, once the worker's walk of scenario 0003 has seen it fail)."""
     api, clock = timed.api, timed.clock
-    payout_id = create_payout(api, contract, unique, "0003").json["payoutId"]
     if clock is REAL_TIME:
-        walk(api, clock, api.org_id, contract, payout_id, until=lambda rs: len(path(rs)) >= 3)
+        payout_id, _ = scenario_walk(timed, contract, unique, "0003")
     else:
+        payout_id = create_payout(api, contract, unique, "0003").json["payoutId"]
         clock.advance(api.org_id, float(timeline(contract)["settle_seconds"]))
     ex = api.op("getOrder", payoutId=payout_id)
     expect_status(ex, {200}, "reading a payout that failed after it was accepted")
@@ -130,16 +158,16 @@ def test_a_failed_payout_is_not_an_error_response(timed: Timed, contract: Contra
            "the read of a failed payout does not carry `status: failed` with a `failureCode`", ex)
 
 
+@WALKS
+@WALK_TIME
 @pytest.mark.req("PAYOUT-T-RETURNED", "PAYOUT-RETURN-BODY", "PAYOUT-COMPLETED-AT-RETURNED",
                  "PAYOUT-COMPLETED-NOT-TERMINAL")
 @pytest.mark.needs("profile")
 def test_bank_return_after_completion(timed: Timed, contract: Contract, unique: Unique) -> None:
     """A completed payout the bank sends back reads `status: failed`, `failureCode: returned_by_bank`,
-    `fundsReturned: true`, and keeps the `completedAt` it had (in real time, read until it has come back)."""
-    api, clock = timed.api, timed.clock
-    payout_id = create_payout(api, contract, unique, "0004").json["payoutId"]
-    readings = walk(api, clock, api.org_id, contract, payout_id,
-                    until=_came_back if clock is REAL_TIME else None)
+    `fundsReturned: true`, and keeps the `completedAt` it had (in real time, read until it has come back: the
+    worker's walk of scenario 0004)."""
+    _, readings = scenario_walk(timed, contract, unique, RETURNED)
     done, last = first(readings, "completed"), readings[-1]
     expect(done is not None, f"scenario 0004 went {path(readings)}; it never completed", last.ex)
     returned = contract.machine("payout")["returned"]
@@ -168,23 +196,3 @@ def test_failed_and_returned_are_final(scenario: str, fresh_org, clock, contract
     expect({k: after.json.get(k) for k in keys} == {k: before.get(k) for k in keys},
            f"a final payout changed: {[before.get(k) for k in keys]} became {[after.json.get(k) for k in keys]}",
            after)
-
-
-@pytest.mark.req("ORDER-READ", "PAYOUT-ONLY-FORWARD-FROM-COMPLETED")
-@pytest.mark.needs("profile")
-@pytest.mark.parametrize("scenario", [DEFAULT, "0004"])
-def test_repeated_reads_never_go_backwards(scenario: str, timed: Timed, contract: Contract, unique: Unique) -> None:
-    """Read three times after every step, the payout is never seen in an earlier state than before (in real
-    time, until it has completed, and for scenario 0004 come back)."""
-    api, clock = timed.api, timed.clock
-    payout_id = create_payout(api, contract, unique, scenario).json["payoutId"]
-    done = _came_back if scenario == "0004" else (lambda rs: rs[-1].status == "completed")
-    readings = walk(api, clock, api.org_id, contract, payout_id, reads_per_step=3,
-                    until=done if clock is REAL_TIME else None)
-    expect_forward_only(readings, contract)
-
-
-def _came_back(readings: list) -> bool:
-    """Whether the payout was read `completed` and then `failed` (a bank return)."""
-    seen = path(readings)
-    return "completed" in seen and seen[-1] == "failed"

@@ -148,6 +148,56 @@ def test_a_test_stops_at_its_share_of_the_phase(session: fuzz.FuzzSession) -> No
     assert session.sent_by_test == {session._nodeid(): 2}
 
 
+def test_the_shares_add_up_to_the_budget_property_tests_first(session: fuzz.FuzzSession) -> None:
+    """100 requests over 6 property tests and 70 sweeps: one each, the 24 left to the property tests."""
+    properties, sweeps = [f"p{i}" for i in range(6)], [f"s{i}" for i in range(70)]
+    session.settings.max_requests = 100
+    session.settings.split(properties, sweeps)
+    assert sum(session.settings.shares.values()) == 100
+    assert {session.settings.operation_cap(p) for p in properties} == {5}
+    assert {session.settings.operation_cap(s) for s in sweeps} == {1}
+    session.settings.split([], ["a", "b", "c"])  # 100 over three sweeps: 34, 33, 33
+    assert [session.settings.operation_cap(n) for n in "abc"] == [34, 33, 33]
+    session.settings.max_requests = 0  # no cap
+    session.settings.split(properties, sweeps)
+    assert session.settings.operation_cap("p0") == 0
+
+
+def test_only_a_case_answered_route_not_found_costs_a_probe(session: fuzz.FuzzSession) -> None:
+    """A served route answers its cases with anything but 404 ROUTE_NOT_FOUND: no probe; a case answered
+    ROUTE_NOT_FOUND is probed on the operation's own path, and skipped when that answers the same."""
+    probes: list[str] = []
+    answers = iter([404, 401])
+
+    def request(method: str, path: str, **kw: Any) -> Any:
+        probes.append(path)
+        status = next(answers)
+        body = b'{"type":"ROUTE_NOT_FOUND"}' if status == 404 else b'{"type":"UNAUTHORIZED"}'
+        return SimpleNamespace(status=status, headers={}, content=body)
+
+    anon = SimpleNamespace(request=request)
+    case = product_case(session, {})
+    not_found = SimpleNamespace(status_code=404, headers={}, content=b'{"type":"ROUTE_NOT_FOUND"}')
+    session.ensure_implemented(case.operation, anon, SimpleNamespace(status_code=400, headers={}, content=b"{}"))
+    assert probes == [] and session.implemented[case.operation.label] is True
+    session.implemented.clear()
+    with pytest.raises(pytest.skip.Exception, match="not implemented"):
+        session.ensure_implemented(case.operation, anon, not_found)
+    session.implemented.clear()
+    session.ensure_implemented(case.operation, anon, not_found)  # the path answers 401: served
+    assert len(probes) == 2 and session.implemented[case.operation.label] is True
+
+
+def test_a_property_test_stops_at_its_share(session: fuzz.FuzzSession) -> None:
+    session.settings.max_requests, session.settings.shares = 2, {"": 2}
+    for _ in range(2):
+        session.spend()
+        session.sent_by_test[""] = session.sent_by_test.get("", 0) + 1
+    with pytest.raises(fuzz.ShareSpent, match="2 requests"):
+        session.spend()
+    assert session.started == {"": 2}
+
+
 @pytest.fixture
 def wire(session: fuzz.FuzzSession) -> list[httpx.Request]:
     """What the session's transport sends, answered 201 by a mock target."""
