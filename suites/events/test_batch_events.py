@@ -60,6 +60,7 @@ def test_awaiting_confirmation_is_announced(fresh_org, clock, contract: Contract
 @pytest.mark.smoke
 @pytest.mark.req("EVT-BATCH-COMPLETED", "BATCH-COMPLETED-COUNTS", "BATCH-EVENTS")
 @pytest.mark.needs("api_key", "profile", "webhook_receiver")
+@pytest.mark.timeout(300)  # without a clock: the run's timeline in real time and two delivery waits
 def test_a_completed_run_announces_counts_and_each_line_its_payout(stage: Stage, contract: Contract) -> None:
     """A confirmed run, observed at the stage's endpoint (batch and payout events reach every endpoint):
     `payout_batch.completed` carrying `counts`; only the four batch types the spec names (no in-progress

@@ -92,6 +92,7 @@ def test_dashboard_registration_returns_the_secret_once(stage: Stage, webhook_re
 
 @pytest.mark.req("WH-AT-LEAST-ONCE", "PAYOUT-EVENTS-AT-LEAST-ONCE", "EVT-NO-NETWORK-NAMES", "CONV-MONEY-FEE-OBJECT")
 @pytest.mark.needs(*NEEDS)
+@pytest.mark.timeout(300)  # without a clock: two delivery waits and the payout's walk in real time
 def test_payout_events_arrive_once_each_in_sequence_order(stage: Stage, contract: Contract) -> None:
     """A payout walks its sandbox lifecycle with nothing failing (on the clock, or read in real time until it
     completes): every event of it in the feed reaches the endpoint, in increasing `sequence`; each payload's
