@@ -16,10 +16,11 @@ from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_status
 from payconform.webhooks import Mailbox
 
-from .._support.answers import DASHBOARD_REFUSALS
+from .._support.answers import DASHBOARD_REFUSALS, member
 from .._support.deliveries import about, endpoints_listed, register, reused, wait_for
 from .._support.events import event_types
 from .._support.payouts import create_payout
+from .._support.profile import success
 
 EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 
@@ -105,6 +106,29 @@ def test_deliveries_refused_without_developer_tools(fresh_org, operator, contrac
     operator.update_org(org.org_id, features=["mass_payouts"])
     ex = org.api.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"])
     expect_error(ex, 403, "DEVELOPER_FEATURE_DISABLED")
+
+
+@pytest.mark.req("POLICY-FEATURES-DEVELOPER")
+@pytest.mark.needs("api_key", "webhook_receiver")
+def test_policy_lists_developer_exactly_when_deliveries_are_served(api, contract: Contract, webhook_receiver: Mailbox,
+                                                                    webhook_server) -> None:
+    """On the target's own organization, whichever way its developer tools are set: while `features` of GET
+    /policy lists `developer`, the sandbox deliveries route serves; while it does not, that route refuses with
+    403 `DEVELOPER_FEATURE_DISABLED` ("when developer tools are off"), if an endpoint can be registered at all."""
+    policy = api.op("getPolicy")
+    expect_status(policy, 200, "GET /policy")
+    features = member(policy, "features")
+    expect(isinstance(features, list), f"`features` is {features!r}, not a list", policy)
+    if "developer" in features:
+        endpoint, _, _ = reused(api, contract, webhook_server)
+        expect_status(api.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"]), 200,
+                      "reading the sandbox deliveries while GET /policy lists `developer`")
+        return
+    ex = api.op("createSandboxWebhookEndpoint", json={"url": webhook_receiver.url, "events": []})
+    if ex.status in success(contract, "createSandboxWebhookEndpoint") and isinstance(ex.json, dict):
+        expect_error(api.op("listSandboxWebhookDeliveries", endpointId=ex.json.get("id")), 403,
+                     "DEVELOPER_FEATURE_DISABLED", "reading sandbox deliveries while GET /policy does not list "
+                     f"`developer` (`features`: {features!r})")
 
 
 @pytest.mark.req("WH-SBX-DELIVERIES-LIVE-KEY")
