@@ -24,6 +24,7 @@ from .gate import apply_gate, forgive_warnings
 from .parser import DEFAULT_WORKERS, POOL_WORKERS
 from .serve import start_reference
 
+REAL_TIME_WAITS = 900.0  # a one-key run at scaled limits took its whole default budget (806 s) and left tests not run
 HARD_STOP_GRACE = 30.0  # seconds the tests in flight at --max-duration get before the run interrupts them
 STOP_WAIT = 60.0  # seconds an interrupted run gets to write its report before it is killed
 
@@ -129,9 +130,12 @@ def _run_pytest(cmd: list[str], stop_after: float | None = None, env: dict[str, 
 def default_max_duration(target: Target, tier_name: str | None) -> float:
     """The run's default time budget: twice the floor of the requests the tier plans with the target's keys
     (a run paced at the limits takes about the floor), plus 10 minutes for start-up and waits on the spec's
-    clocks; a stuck target ends within it, a slow one finishes."""
+    clocks, and `REAL_TIME_WAITS` more without an operator (no clock: the tests wait out the sandbox's
+    timelines); a stuck target ends within it, a slow one finishes."""
     pace = Pace.of(target)
-    return 2 * estimate(tier(tier_name).planned(pace), pace.keys, target.rate_limit, target.ip_rate_limit) + 600.0
+    floor = estimate(tier(tier_name).planned(pace), pace.keys, target.rate_limit, target.ip_rate_limit)
+    clockless = target.operator_config.get("adapter") in (None, "none")
+    return 2 * floor + 600.0 + (REAL_TIME_WAITS if clockless else 0.0)
 
 
 def default_workers(target: Target, tier_name: str | None = None) -> str:

@@ -9,12 +9,17 @@ pointing at a receiver that is gone once the run ends.
 A delivery is waited for by polling the mailbox; where the target has an operator clock, each poll first
 moves the organization's clock by zero seconds, which makes the reference's dispatcher run at once (a
 target without a clock is simply polled for up to `DISPATCH_WAIT` seconds: "a delivery lands within about
-15 seconds").
+15 seconds"). On a busy organization an endpoint receives every worker's events, and a new one those of the
+last 10 minutes, one after another: while others keep arriving the sender is working through that queue,
+so the wait goes on, up to `BUSY_WAIT` in all (`awaited`); a delivery that never comes still fails, once a
+whole wait passes with nothing arriving or that bound does. How fast a delivery lands is a check of its own
+(WH-DISPATCH-15S).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +34,7 @@ from .profile import items, success
 
 DISPATCH_WAIT = 25.0
 FLUSHED_WAIT = 5.0  # with a clock every poll runs the dispatcher: what is due arrives at once
+BUSY_WAIT = 90.0  # the longest wait while other deliveries keep arriving (a busy organization's queue); inside a test's 120 s
 Flush = Callable[[], Any] | None
 _reused: dict[tuple[str, str], tuple[dict, str, str]] = {}  # (receiver, organization) -> endpoint, secret, path
 
@@ -94,10 +100,25 @@ def kind(delivery: Delivery) -> Any:
     return body.get("type") if isinstance(body, dict) else None
 
 
+def awaited(box: Mailbox, predicate: Callable[[list[Delivery]], bool], flush: Flush,
+            timeout: float = DISPATCH_WAIT) -> list[Delivery]:
+    """The mailbox's deliveries once `predicate` holds, or once `timeout` seconds pass with no delivery
+    arriving, or `BUSY_WAIT` seconds in all (see the module's docstring)."""
+    end = time.monotonic() + max(timeout, BUSY_WAIT)
+    count, seen = -1, box.snapshot()
+    while len(seen) > count and not predicate(seen) and time.monotonic() < end:
+        count = len(seen)
+        seen = box.wait_for(predicate, min(timeout, end - time.monotonic()), flush=flush)
+    return seen
+
+
 def wait_for(box: Mailbox, predicate: Callable[[list[Delivery]], bool], flush: Flush, what: str,
              timeout: float = DISPATCH_WAIT) -> list[Delivery]:
-    seen = box.wait_for(predicate, timeout, flush=flush)
-    expect(predicate(seen), f"{what}: not delivered within {timeout:g} s; {arrived(seen, box.url)}")
+    started = time.monotonic()
+    seen = awaited(box, predicate, flush, timeout)
+    expect(predicate(seen), f"{what}: not delivered within {time.monotonic() - started:.0f} s (a wait ends once "
+                            f"{timeout:g} s pass with no delivery arriving, or after {BUSY_WAIT:g} s); "
+                            f"{arrived(seen, box.url)}")
     return seen
 
 

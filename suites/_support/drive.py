@@ -26,7 +26,7 @@ from payconform.webhooks import Delivery, Mailbox
 from . import batches
 from .answers import scalars
 from .approvals import fund_for_threshold, hold
-from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, kind, wait_for
+from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, awaited, kind, wait_for
 from .machines import path, walk
 from .payments import example_total, force, payment, refund
 from .payouts import cancel_payout, create_payout, create_self_funded, timeline
@@ -95,8 +95,8 @@ class Stage:
         return FLUSHED_WAIT if self.clock is not None else DISPATCH_WAIT
 
     def wait(self, predicate: Callable[[list[Delivery]], bool]) -> list[Delivery]:
-        """The mailbox's deliveries once `predicate` holds or `patience` has passed."""
-        return self.box.wait_for(predicate, self.patience, flush=self.flush)
+        """The mailbox's deliveries once `predicate` holds or `patience` has passed with none arriving."""
+        return awaited(self.box, predicate, self.flush, self.patience)
 
     def delivery_of(self, type_: str, subject: Subject) -> Delivery:
         """The first delivery of a `type_` event about `subject`."""
@@ -112,20 +112,25 @@ def _created(stage: Stage, scenario: str) -> Subject:
 
 
 def _payout(stage: Stage, scenario: str, reach: str | None = None) -> Subject:
-    """A payout in `scenario`, then the profile's time for every scenario to reach its last state: on the clock
-    in one move; in real time read every profile step, within that time, until it has moved into `reach` (else
-    until it has moved twice: pending, processing, and where it ends)."""
+    """A payout in `scenario`, then `settled`."""
     subject = _created(stage, scenario)
+    settled(stage, subject, reach)
+    return subject
+
+
+def settled(stage: Stage, subject: Subject, reach: str | None = None) -> None:
+    """The profile's time for every scenario of a payout to reach its last state: on the clock in one move; in
+    real time read every profile step, within that time, until it has moved into `reach` (else until it has
+    moved twice: pending, processing, and where it ends)."""
     if stage.clock is not None:
         stage.advance(timeline(stage.contract)["settle_seconds"])
-        return subject
+        return
 
     def there(readings: list) -> bool:
         seen = path(readings)
         return seen[-1] == reach and len(seen) > 1 if reach else len(seen) >= 3
 
     walk(stage.api, REAL_TIME, stage.org_id, stage.contract, subject.id, until=there)
-    return subject
 
 
 def _cancel(stage: Stage, _: str) -> Subject:

@@ -4,8 +4,8 @@ States and transitions > Payout batch; Resources > Payout batch and items).
 The body shape of `payout_batch.*` is not shown: an event is taken to be about a run when its data carries
 the run's id anywhere (the profile's `sandbox.batch.event_data`). Each test works in a fresh organization
 whose clock it moves (or, for a run the timeline takes where it goes in seconds, on the target's own
-organization in real time, its events read under the feed's `type` filter); the run is read before the feed,
-so a target that settles on read has recorded its events.
+organization in real time, its events read under the feed's `type` filter, or at the stage's endpoint); the
+run is read before the feed, so a target that settles on read has recorded its events.
 """
 
 from __future__ import annotations
@@ -17,11 +17,15 @@ import pytest
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
+from payconform.webhooks import Delivery
+
 from .._support.answers import find_member
 from .._support.batches import Run, about, cancel, confirm, confirmed, create, paid, reach, settle
+from .._support.deliveries import kind, parsed
+from .._support.drive import Stage, Subject
 from .._support.events import event_types, feed
 from .._support.profile import success
-from .._support.realtime import Timed
+from .._support.realtime import REAL_TIME, Timed
 from .._support.types import Unique
 
 PREFIX = "payout_batch."
@@ -55,30 +59,34 @@ def test_awaiting_confirmation_is_announced(fresh_org, clock, contract: Contract
 
 @pytest.mark.smoke
 @pytest.mark.req("EVT-BATCH-COMPLETED", "BATCH-COMPLETED-COUNTS", "BATCH-EVENTS")
-@pytest.mark.needs("operator", "clock", "profile")
-def test_a_completed_run_announces_counts_and_each_line_its_payout(fresh_org, clock, contract: Contract,
-                                                                   unique: Unique) -> None:
-    """A confirmed run: `payout_batch.completed` carrying `counts`; only the four batch types the spec names
-    (no in-progress event); and each created line its own `payout.*` events."""
-    org = fresh_org()
-    run = create(org.api, contract, unique, n=2)
-    confirmed(org.api, clock, org.org_id, contract, run)
-    events = _batch_events(org.api, run)
-    completed = [e for e in events if e.get("type") == "payout_batch.completed"]
-    expect(len(completed) == 1, f"the completed run has events {_types(events)}, not one payout_batch.completed")
-    data = completed[0].get("data")
-    expect(find_member(data, "counts") is not None,
-           f"payout_batch.completed carries no `counts` (at any depth: the body's shape is not shown): {data!r}")
+@pytest.mark.needs("api_key", "profile", "webhook_receiver")
+@pytest.mark.timeout(300)  # without a clock: the run's timeline in real time and two delivery waits
+def test_a_completed_run_announces_counts_and_each_line_its_payout(stage: Stage, contract: Contract) -> None:
+    """A confirmed run, observed at the stage's endpoint (batch and payout events reach every endpoint):
+    `payout_batch.completed` carrying `counts`; only the four batch types the spec names (no in-progress
+    event); and each created line its own `payout.*` events."""
+    api = stage.api
+    run = create(api, contract, stage.unique, n=2)
+    confirmed(api, stage.clock or REAL_TIME, stage.org_id, contract, run)
+    completed = parsed(stage.delivery_of("payout_batch.completed", Subject("batch", run.id)))
+    expect(find_member(completed.get("data"), "counts") is not None,
+           f"payout_batch.completed carries no `counts` (at any depth: the body's shape is not shown): "
+           f"{completed.get('data')!r}")
+    payouts = [Subject("payout", str(p.get("payoutId"))) for p in paid(api, contract, run)]
+    expect(len(payouts) == len(run.references), f"the run's {len(run.references)} lines made payouts "
+                                                f"{[s.id for s in payouts]}")
+
+    def announced(subject: Subject, ds: list[Delivery]) -> bool:
+        return any(subject.delivered(d) and str(kind(d)).startswith("payout.") for d in ds)
+
+    seen = stage.wait(lambda ds: all(announced(s, ds) for s in payouts))
+    silent = [s.id for s in payouts if not announced(s, seen)]
+    expect(not silent, f"payouts created from the run's lines have no payout.* event: {silent}")
     allowed = {t for t in event_types() if t.startswith(PREFIX)}
-    odd = [t for t in _types(events) if t not in allowed]
+    batch = Subject("batch", run.id)
+    odd = sorted({str(kind(d)) for d in seen if str(kind(d)).startswith(PREFIX) and batch.delivered(d)} - allowed)
     expect(not odd, f"the run emitted {odd}: the spec's batch events are {sorted(allowed)}, with no in-progress "
            "event")
-    payouts = {p.get("payoutId") for p in paid(org.api, contract, run)}
-    expect(len(payouts) == len(run.references), f"the run's {len(run.references)} lines made payouts {payouts}")
-    announced = {(e.get("data") or {}).get("payoutId") for e in feed(org.api)
-                 if str(e.get("type", "")).startswith("payout.") and isinstance(e.get("data"), dict)}
-    silent = payouts - announced
-    expect(not silent, f"payouts created from the run's lines have no payout.* event: {sorted(map(str, silent))}")
 
 
 @pytest.mark.smoke

@@ -7,6 +7,7 @@ readable with an API key (the deliveries as a bare array of the newest attempts,
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
 from typing import Any
 
@@ -16,12 +17,14 @@ from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_error, expect_status
 from payconform.webhooks import Mailbox
 
-from .._support.answers import DASHBOARD_REFUSALS
+from .._support.answers import DASHBOARD_REFUSALS, member
 from .._support.deliveries import about, endpoints_listed, register, reused, wait_for
 from .._support.events import event_types
 from .._support.payouts import create_payout
+from .._support.profile import success
 
 EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
+LOG_READS = 6  # reads of the delivery log, 0.5 s apart, for a failed attempt to be recorded
 
 ENDPOINT_FIELDS = ("id", "events", "consecutiveFailures")
 # null until set, so present as null or left out (the spec lists the health fields, never "always present")
@@ -77,6 +80,46 @@ def test_deliveries_are_a_sorted_bare_array_without_payload(api, contract: Contr
         expect(not payload, f"{op_id} returns the payload of a delivery: {payload[:1]}", ex)
 
 
+def _failed_rows(api: Any, endpoint_id: str) -> tuple[Any, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The delivery log: (the answer, its rows, those carrying a `lastError`)."""
+    ex = api.op("listSandboxWebhookDeliveries", endpointId=endpoint_id)
+    expect_status(ex, 200, "reading the deliveries")
+    rows = [r for r in ex.json if isinstance(r, dict)] if isinstance(ex.json, list) else []
+    return ex, rows, [r for r in rows if r.get("lastError")]
+
+
+@pytest.mark.req("WH-DELIVERY-FIELDS")
+@pytest.mark.needs("api_key", "profile", "webhook_receiver")
+def test_a_failed_attempt_is_listed_with_its_last_error(api, contract: Contract, unique, webhook_receiver: Mailbox,
+                                                        webhook_server, flusher) -> None:
+    """Once the endpoint has caught up (a payout's event arrived), it answers 503 to every delivery until one
+    has been answered so (a second payout makes one come); read at once (the log holds the 50 newest), the
+    delivery log shows a row with a `lastError`, of one of the 22 `eventType`s, and every row has `id`, `status`
+    and `createdAt`. The next-retry field's name is not given: not read. The failed attempts are retried on the
+    ladder, to later tests' mailboxes, which find theirs by what they made."""
+    endpoint, _, box = reused(api, contract, webhook_server)
+    flush, caught_up = flusher(api.org_id), create_payout(api, contract, unique).json["payoutId"]
+    wait_for(box, lambda ds: any(about(d, "payoutId", caught_up) for d in ds), flush, f"the event of payout {caught_up}")
+    box.fail_next(10**6, status=503)
+    try:
+        payout_id = create_payout(api, contract, unique).json["payoutId"]
+        wait_for(box, lambda ds: any(d.answered == 503 for d in ds), flush,
+                 f"a delivery after payout {payout_id} was created (to answer 503)")
+        for _ in range(LOG_READS):
+            ex, rows, failed = _failed_rows(api, endpoint["id"])
+            if failed:
+                break
+            time.sleep(0.5)  # the attempt is recorded once its answer is in
+    finally:
+        box.answer()
+    expect(failed, "no delivery in the log carries a `lastError` after attempts were answered 503: "
+                   f"{[{k: r.get(k) for k in ('eventType', 'status', 'lastError')} for r in rows[-5:]]}", ex)
+    odd = [r.get("eventType") for r in failed if r.get("eventType") not in event_types()]
+    expect(not odd, f"failed deliveries carry `eventType` {odd}, not types of the 22", ex)
+    lacking = [r for r in rows if not all(isinstance(r.get(k), str) and r.get(k) for k in ("id", "status", "createdAt"))]
+    expect(not lacking, f"a delivery row lacks `id`, `status` or `createdAt`: {lacking[:2]}", ex)
+
+
 @pytest.mark.req("WH-MGMT-DASHBOARD-ONLY")
 @pytest.mark.needs("api_key", "webhook_receiver")
 @pytest.mark.parametrize("op_id", ["createWebhookEndpoint", "deleteWebhookEndpoint", "setWebhookEndpointEnabled",
@@ -105,6 +148,29 @@ def test_deliveries_refused_without_developer_tools(fresh_org, operator, contrac
     operator.update_org(org.org_id, features=["mass_payouts"])
     ex = org.api.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"])
     expect_error(ex, 403, "DEVELOPER_FEATURE_DISABLED")
+
+
+@pytest.mark.req("POLICY-FEATURES-DEVELOPER")
+@pytest.mark.needs("api_key", "webhook_receiver")
+def test_policy_lists_developer_exactly_when_deliveries_are_served(api, contract: Contract, webhook_receiver: Mailbox,
+                                                                    webhook_server) -> None:
+    """On the target's own organization, whichever way its developer tools are set: while `features` of GET
+    /policy lists `developer`, the sandbox deliveries route serves; while it does not, that route refuses with
+    403 `DEVELOPER_FEATURE_DISABLED` ("when developer tools are off"), if an endpoint can be registered at all."""
+    policy = api.op("getPolicy")
+    expect_status(policy, 200, "GET /policy")
+    features = member(policy, "features")
+    expect(isinstance(features, list), f"`features` is {features!r}, not a list", policy)
+    if "developer" in features:
+        endpoint, _, _ = reused(api, contract, webhook_server)
+        expect_status(api.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"]), 200,
+                      "reading the sandbox deliveries while GET /policy lists `developer`")
+        return
+    ex = api.op("createSandboxWebhookEndpoint", json={"url": webhook_receiver.url, "events": []})
+    if ex.status in success(contract, "createSandboxWebhookEndpoint") and isinstance(ex.json, dict):
+        expect_error(api.op("listSandboxWebhookDeliveries", endpointId=ex.json.get("id")), 403,
+                     "DEVELOPER_FEATURE_DISABLED", "reading sandbox deliveries while GET /policy does not list "
+                     f"`developer` (`features`: {features!r})")
 
 
 @pytest.mark.req("WH-SBX-DELIVERIES-LIVE-KEY")
