@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-duration", type=float, metavar="SECONDS", default=None,
                      help="end the run after SECONDS (0: no limit; default: twice the least time the target's rate "
                           "limits allow for the tier's request budget with the keys at hand, plus 10 minutes, and 15 "
-                          "more without an operator): tests not started by then are reported not run, the report is written, exit code 1")
+                          "more without an operator): tests not started by then are reported not run, the report is "
+                          "written, exit code 1")
     run.add_argument("--mutant", metavar="NAME",
                      help="with the embedded reference server: start it with this mutant")
     run.add_argument("--suites", metavar="DIR", help="suites directory (default: the bundled suites)")
