@@ -14,6 +14,7 @@ from payconform.plugin.session import get_state
 from payconform.transport import observe
 
 from ._support.leftovers import LEFTOVERS
+from ._support.pool import spread
 from ._support.reach import unreachable
 from ._support.realtime import REAL_TIME, Timed
 from ._support.versioning import SEEN
@@ -67,10 +68,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if state.target is None or not state.target.pool or not LEFTOVERS.rows \
             or session.config.getoption("payconform_keep_created", False):
         return
-    pool = state.target.pool
-    apis = {key: state.make_api(key) for key in pool}
+    api = state.make_api(state.target.pool[0])
     try:
-        LEFTOVERS.sweep(apis[pool[0]], lambda: apis[state.pacer.least_loaded(pool)])
+        with spread(api) as pick:  # with a key pool, each removal on its least used key
+            LEFTOVERS.sweep(api, pick)
     finally:
-        for api in apis.values():
-            api.close()
+        api.close()

@@ -1,9 +1,10 @@
-"""Many requests of one test spread over the target's pool of equivalent keys.
+"""Many requests of one test, or of the end-of-run sweep, spread over the target's pool of equivalent keys.
 
-A test that makes many rows of the target's own organization with one key waits out that key's windows (100
-requests a minute): a link crowded with 101 payments held a worker a minute. The pool's keys are keys of the
-same organization and mode, so the rows are the same whichever of them makes each; with one key (or a key
-outside the pool: a fresh organization's) every request goes out with the test's own client, as before.
+Many rows made or removed in the target's own organization with one key wait out that key's windows (100
+requests a minute): a link crowded with 101 payments held a worker a minute, the sweep of an embedded run's
+rows another. The pool's keys are keys of the same organization and mode, so the rows are the same whichever
+of them makes each; with one key (or a key outside the pool: a fresh organization's) every request goes out
+with the test's own client, as before.
 """
 
 from __future__ import annotations
