@@ -2,7 +2,8 @@
 
 Per shape and run: tests passed, failed and skipped, requirements passed, requests, wall and CPU seconds
 (CPU of `payconform run` and its workers; the server's CPU for all runs at the end). The server runs at
-scaled limits, declared in each target file (see `tests/conformance/shapes.py`). It asserts nothing.
+scaled limits, declared in each target file, and the shapes of a round run side by side, as in the project's
+tests (see `tests/conformance/shapes.py`); `--one-after-another` runs them in order. It asserts nothing.
 
     python benchmarks/target_shapes.py                         # full, keys, credentials; two rounds
     python benchmarks/target_shapes.py --shapes keys --rounds 1 -- --select conventions
@@ -27,11 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=ROUNDS)
     p.add_argument("--rate-limit", type=int, default=RATE_LIMIT)
     p.add_argument("--ip-rate-limit", type=int, default=IP_RATE_LIMIT)
+    p.add_argument("--one-after-another", action="store_true", help="the shapes of a round in order, not side by side")
     p.add_argument("--out", type=Path, help="report directories go here (default reports/project-tests/shapes)")
     p.add_argument("extra", nargs="*", help="arguments after `--` go to each `payconform run`")
     ns = p.parse_args(argv)
     runs = run_shapes(tuple(ns.shapes.split(",")), ns.rounds, rate_limit=ns.rate_limit,
-                      ip_rate_limit=ns.ip_rate_limit, extra=ns.extra, out_dir=ns.out)
+                      ip_rate_limit=ns.ip_rate_limit, extra=ns.extra, out_dir=ns.out,
+                      side_by_side=not ns.one_after_another)
     print(f"reference at rate_limit {ns.rate_limit}/min per credential, ip_rate_limit {ns.ip_rate_limit}/min")
     print(" | ".join(COLUMNS))
     for run in runs.runs:

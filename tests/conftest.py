@@ -1,0 +1,30 @@
+"""Session hooks of the project's tests: the target-shape runs start in the background as soon as their tests
+are collected (`tests/conformance/shapes_launch.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conformance import shapes_launch
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    shapes_launch.configure(config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    shapes_launch.configure_node(node)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
+    shapes_launch.collected(node.config, ids)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    shapes_launch.collected(session.config, [item.nodeid for item in session.items])
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shapes_launch.unconfigure(config)
