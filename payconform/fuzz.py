@@ -39,6 +39,7 @@ import pytest
 import schemathesis
 from schemathesis import openapi
 from schemathesis.errors import FailureGroup
+from schemathesis.specs.openapi.checks import ignored_auth
 
 from . import contract as _contract
 from . import accounting, paths, walk_bodies
@@ -260,9 +261,18 @@ class FuzzSession:
         ``suites/fuzz/conftest.py``.
         """
         try:
-            case.validate_response(response)
+            case.validate_response(response, excluded_checks=None if self._room() else [ignored_auth])
         except FailureGroup as exc:
             self.failures.setdefault(self._nodeid(), self.describe(case, response, exc))
+
+    def _room(self) -> bool:
+        """Whether the test's share has room for a check's own probe: ``ignored_auth`` resends the case without
+        its key, a request of the phase like any other. Past the share the case is checked without it (every
+        route's answer to a missing key is the authentication suite's check: AUTH-MISSING-KEY), so the phase
+        keeps to its budget instead of spending one more request a case."""
+        nodeid = self._nodeid()
+        share = self.settings.operation_cap(nodeid)
+        return not share or max(self.sent_by_test.get(nodeid, 0), accounting.sent(nodeid)) < share
 
     def take_failure(self, nodeid: str) -> str | None:
         """The failure a test recorded (None if it recorded none); forgets it."""
