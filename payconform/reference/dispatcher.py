@@ -20,12 +20,16 @@ disabled with `auto_disabled_after_failures`, and `webhook_endpoint.disabled` go
 Before sending, each run applies the state changes that fell due (`background.py`), so their events are
 recorded (and sent) although nobody read the payout, payment or approval.
 
-A run sends to up to `concurrency` endpoints at once, each endpoint's due deliveries one after another in
-order, endpoints without recent failures first, each attempt bounded by `connect_timeout` and `timeout`. When
-an endpoint does not answer at all (refused, unreachable, timed out), its other due deliveries of the run fail
-with the same error without being sent, and are retried on the ladder. So an organization holding endpoints
-whose receivers are gone (earlier test runs' loopback ports) costs a run one attempt per such endpoint, and
-its live endpoints still get their deliveries within the 15-second bound.
+A run sends each endpoint's due deliveries one after another in order, endpoints without recent failures
+first, at most `concurrency` attempts at once over all runs, each bounded by `connect_timeout` and `timeout`.
+When an endpoint does not answer at all (refused, unreachable, timed out), its other due deliveries of the run
+fail with the same error without being sent, and are retried on the ladder. So an organization holding
+endpoints whose receivers are gone (earlier test runs' loopback ports) costs a run one attempt per such
+endpoint. Runs overlap: the background run starts every 15 seconds whether or not the last one has ended, and
+an operator's flush runs at once. Each endpoint's deliveries go out under that endpoint's lock, and a delivery
+is read again just before its attempt and skipped once another run has sent it; so a long run (a busy
+organization's backlog: every event goes to every endpoint, and a new endpoint gets the last ten minutes'
+events) holds up neither a new endpoint's deliveries nor a flush beyond the endpoints they share.
 
 Patch points for mutants (attributes of this instance): `ladder`, `jitter`, `timeout`, `connect_timeout`,
 `concurrency`, `serialize`, `timestamp`, `signed_content`, `headers`, `secrets_for`, `is_success`,
@@ -108,8 +112,10 @@ class Dispatcher:
         self.settle_due = lambda org_id: settle_due(ref, org_id)
         self.after_attempt: Callable[[httpx.AsyncClient, sqlite3.Row], Awaitable[None]] = _nothing_more
         self.end_of_run: Callable[[httpx.AsyncClient], Awaitable[None]] = _nothing_more
-        self._lock: asyncio.Lock | None = None
+        self._locks: dict[str, asyncio.Lock] = {}  # endpoint id -> held while a run sends to it
+        self._gate: asyncio.Semaphore | None = None  # `concurrency` attempts at once, over all runs
         self._task: asyncio.Task[None] | None = None
+        self._runs: set[asyncio.Task[int]] = set()  # background runs in flight (kept from the collector)
 
     def ensure_running(self) -> None:
         """Start the 15-second background loop once, from inside the server's event loop."""
@@ -117,33 +123,34 @@ class Dispatcher:
             self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def _loop(self) -> None:
-        """A run every `interval` seconds from the start of the last one (at once after one that took longer)."""
-        due = time.monotonic() + self.interval
+        """A run every `interval` seconds, whether or not the last one has ended (see the module's docstring)."""
         while True:
-            await asyncio.sleep(max(0.0, due - time.monotonic()))
-            due = time.monotonic() + self.interval
-            try:
-                await self.run()
-            except Exception:
-                log.exception("dispatcher tick failed")
+            await asyncio.sleep(self.interval)
+            task = asyncio.get_running_loop().create_task(self._background_run())
+            self._runs.add(task)
+            task.add_done_callback(self._runs.discard)
+
+    async def _background_run(self) -> int:
+        try:
+            return await self.run()
+        except Exception:
+            log.exception("dispatcher tick failed")
+            return 0
 
     async def run(self, org_id: str | None = None) -> int:
-        """Attempt every due delivery (of one organization, or all); how many were attempted."""
+        """Attempt every due delivery (of one organization, or all); how many were attempted. When it returns,
+        every delivery due when it started has been attempted, by this run or another."""
         self.ensure_running()
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            self.settle_due(org_id)
-            gate = asyncio.Semaphore(self.concurrency)
-            timeout = httpx.Timeout(self.timeout, connect=min(self.connect_timeout, self.timeout))
-            limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
-            async with httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False) as client:
-                counts = await asyncio.gather(*(self._send_queue(client, gate, queue)
-                                                for queue in self._queues(self._due(org_id))))
-                await self.end_of_run(client)
-            with self.ref.store.tx():
-                self.disable_unhealthy(org_id)
-            return sum(counts)
+        self.settle_due(org_id)
+        timeout = httpx.Timeout(self.timeout, connect=min(self.connect_timeout, self.timeout))
+        limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
+        async with httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False) as client:
+            counts = await asyncio.gather(*(self._send_queue(client, queue)
+                                            for queue in self._queues(self._due(org_id))))
+            await self.end_of_run(client)
+        with self.ref.store.tx():
+            self.disable_unhealthy(org_id)
+        return sum(counts)
 
     def _queues(self, due: list[sqlite3.Row]) -> list[list[sqlite3.Row]]:
         """The due deliveries per endpoint, each in the order given; endpoints without failures first."""
@@ -155,18 +162,34 @@ class Dispatcher:
             f" ({','.join('?' * len(queues))})", tuple(queues))} if queues else set()
         return sorted(queues.values(), key=lambda queue: queue[0]["endpoint_id"] in failing)
 
-    async def _send_queue(self, client: httpx.AsyncClient, gate: asyncio.Semaphore,
-                          queue: list[sqlite3.Row]) -> int:
-        """One endpoint's due deliveries in order; once nobody answers, the rest fail with that error unsent
-        (retried on the ladder like any failed attempt). How many were attempted."""
-        async with gate:
-            for sent, delivery in enumerate(queue, start=1):
-                unanswered = await self._attempt(client, delivery)
+    async def _send_queue(self, client: httpx.AsyncClient, queue: list[sqlite3.Row]) -> int:
+        """One endpoint's due deliveries in order, under its lock, each read again first (another run may have
+        sent it meanwhile); once nobody answers, the rest fail with that error unsent (retried on the ladder
+        like any failed attempt). How many were attempted."""
+        if self._gate is None:
+            self._gate = asyncio.Semaphore(self.concurrency)
+        attempted = 0
+        async with self._locks.setdefault(queue[0]["endpoint_id"], asyncio.Lock()):
+            for at, queued in enumerate(queue):
+                delivery = self._still_due(queued)
+                if delivery is None:
+                    continue
+                async with self._gate:
+                    unanswered = await self._attempt(client, delivery)
+                attempted += 1
                 await self.after_attempt(client, delivery)
                 if unanswered is not None:
-                    self._fail_unsent(queue[sent:], unanswered)
-                    break
-        return len(queue)
+                    unsent = [d for d in map(self._still_due, queue[at + 1:]) if d is not None]
+                    self._fail_unsent(unsent, unanswered)
+                    return attempted + len(unsent)
+        return attempted
+
+    def _still_due(self, delivery: sqlite3.Row) -> sqlite3.Row | None:
+        """The delivery as it stands now, if it is still due (not sent by another run since it was listed)."""
+        row = self.ref.store.one("SELECT * FROM webhook_deliveries WHERE id = ?", (delivery["id"],))
+        if row is None or row["status"] not in ("pending", "failed") or row["next_attempt_at"] is None:
+            return None
+        return row if row["next_attempt_at"] <= iso(self.ref.clock.now(row["org_id"])) else None
 
     def _fail_unsent(self, deliveries: list[sqlite3.Row], error: str) -> None:
         with self.ref.store.tx():

@@ -17,16 +17,17 @@ import pytest
 from payconform.reference.clock import iso
 from payconform.reference.reference import Reference
 
-from .helpers import Org
+from .helpers import Org, new_org
 
 SANDBOX = "/payments/organizations/{orgId}/sandbox/webhook-endpoints"
 DEAD, SILENT, EVENTS = 60, 3, 20
+SLOW, BACKLOG = 0.5, 8  # seconds a slow receiver takes to answer; deliveries queued for it
 
 
 class Live:
-    """A receiver that answers 204 and notes when each delivery arrived."""
+    """A receiver that answers 204 (after `delay` seconds) and notes when each delivery arrived."""
 
-    def __init__(self) -> None:
+    def __init__(self, delay: float = 0.0) -> None:
         self.arrivals: list[tuple[float, str]] = []
         arrivals = self.arrivals
 
@@ -34,6 +35,7 @@ class Live:
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 arrivals.append((time.monotonic(), self.headers["whk-id"]))
+                time.sleep(delay)
                 self.send_response(204)
                 self.end_headers()
 
@@ -48,6 +50,14 @@ class Live:
 @pytest.fixture
 def live() -> Iterator[Live]:
     receiver = Live()
+    yield receiver
+    receiver.server.shutdown()
+    receiver.server.server_close()
+
+
+@pytest.fixture
+def slow() -> Iterator[Live]:
+    receiver = Live(delay=SLOW)
     yield receiver
     receiver.server.shutdown()
     receiver.server.server_close()
@@ -72,6 +82,39 @@ def _register(org: Org, url: str) -> str:
     answer = org.call("POST", SANDBOX, json={"url": url, "events": []})
     assert answer.status_code == 201, answer.text
     return answer.json()["id"]
+
+
+def _record(ref: Reference, org_id: str, count: int) -> list[str]:
+    now = ref.clock.now(org_id) - timedelta(seconds=1)
+    with ref.store.tx():
+        return [ref.events.record(org_id, "test", "payout.pending", {"id": f"po_{i}"}, now) for i in range(count)]
+
+
+def test_a_long_run_holds_up_no_other_endpoint(ref: Reference, client, org: Org, live: Live, slow: Live) -> None:
+    """While a run works through a slow endpoint's backlog, a run started meanwhile (the next tick, an operator's
+    flush) sends another organization's delivery at once, and returns only once its own are sent; the slow
+    endpoint gets each of its deliveries once."""
+    ref.dispatcher.interval = 3600.0
+    _register(org, slow.url)
+    backlog = _record(ref, org.id, BACKLOG)
+    other = new_org(client)
+    _register(other, live.url)
+
+    async def both() -> tuple[float, int]:
+        long_run = asyncio.create_task(ref.dispatcher.run())
+        while not slow.arrivals:
+            await asyncio.sleep(0.01)
+        _record(ref, other.id, 1)
+        started = time.monotonic()
+        sent = await ref.dispatcher.run(other.id)
+        flushed = time.monotonic() - started
+        await long_run
+        return flushed, sent
+
+    flushed, sent = asyncio.run(both())
+    assert sent == 1 and len(live.arrivals) == 1
+    assert flushed < 2 * SLOW, f"the flush took {flushed:.1f} s: it waited for the other organization's run"
+    assert [event_id for _, event_id in slow.arrivals] == backlog  # each once, in order
 
 
 def test_dead_endpoints_do_not_delay_a_live_one(ref: Reference, org: Org, live: Live,

@@ -122,7 +122,9 @@ def _(ref: Reference) -> None:
 
     async def end_of_run(client: httpx.AsyncClient) -> None:
         for endpoint_id in list(held):
-            await send_copy(client, held.pop(endpoint_id))
+            copy = held.pop(endpoint_id, None)  # another run, overlapping this one, may have sent it meanwhile
+            if copy is not None:
+                await send_copy(client, copy)
 
     dispatcher.after_attempt = after_attempt
     dispatcher.end_of_run = end_of_run
