@@ -320,12 +320,14 @@ def _rows_shown(pager: Pager, ex: Exchange) -> int | None:
     return len(items) + int(isinstance(body, dict) and bool(pager.shape.cursor and body.get(pager.shape.cursor)))
 
 
-def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list[dict[str, Any]]]:
-    """`n` top-ups of `org` and the balance-transaction rows they made, newest first, found by their amounts
-    on the first page (newest first, 100 rows) among whatever else the organization and other workers wrote."""
+def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list[dict[str, Any]], Page]:
+    """`n` top-ups of `org`, the balance-transaction rows they made, newest first, found by their amounts on
+    the first page (newest first, 100 rows) among whatever else the organization and other workers wrote, and
+    that page (a test reading the newest rows right after its top-ups has them)."""
     amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)
     pager = Pager(org.api, contract, "listBalanceTransactions")
-    return pager, rows_of(pager.page(limit=100, what="the newest balance transactions"), amounts)
+    page = pager.page(limit=100, what="the newest balance transactions")
+    return pager, rows_of(page, amounts), page
 
 
 def own_history(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, Page, list[dict[str, Any]] | None]:
