@@ -24,9 +24,10 @@ from .answers import scalars
 from .payouts import payable_destination, payouts_with_reference
 from .profile import items, success
 from .realtime import REAL_TIME
-from .types import Unique
+from .types import Scope, Unique, shared_scope
 
 NOWHERE = "no-such-destination-account"  # names no payable account: the profile's `invalid_line`
+READ_ONLY_LINES = (1, 3)  # the lines of the two runs the reading tests share
 
 
 class Run(NamedTuple):
@@ -76,6 +77,21 @@ def create(api: Api, contract: Contract, unique: Unique, lines: list[dict[str, A
     expect(isinstance(batch_id, str) and batch_id,
            f"the accepted run carries no `{profile(contract)['id_field']}` (the profile's id field)", ex)
     return Run(batch_id, external_reference_id, [str(x.get("reference")) for x in lines], ex, time.monotonic())
+
+
+_READ_ONLY: dict[Scope, tuple[Run, ...]] = {}  # per organization and mode: the runs tests only read
+
+
+def read_only_runs(api: Api, contract: Contract, unique: Unique) -> tuple[Run, ...]:
+    """Two runs, of one and of three lines, one after the other, made once per worker, organization and mode for
+    the tests that only read runs (their create answers, reads, list and items): a test that moves a run along
+    (confirm, cancel, its timeline's states) makes its own."""
+    shared = shared_scope(api)
+    if shared not in _READ_ONLY:
+        destination = payable_destination(api, contract, unique)
+        _READ_ONLY[shared] = tuple(create(api, contract, unique, lines_to(contract, destination, unique, n))
+                                   for n in READ_ONLY_LINES)
+    return _READ_ONLY[shared]
 
 
 def read(api: Api, contract: Contract, batch_id: str) -> Exchange:

@@ -1,4 +1,4 @@
-"""Keyed writes for the idempotency, duplicate-guard and limits suites: product creates under an exact
+"""Keyed writes for the idempotency, duplicate-guard and limits suites: product writes under an exact
 `Idempotency-Key`, what a key that was taken as a key may answer, and the comparison of a replay with its
 original."""
 
@@ -10,9 +10,10 @@ from payconform.expect import expect_error, expect_status
 
 from .products import product_body
 from .profile import success
-from .types import Unique
+from .types import Scope, Unique, shared_scope
 
 KEY_CONFLICT_TYPES = ("IDEMPOTENCY_KEY_CONFLICT", "IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS")
+_KEYED: dict[Scope, str] = {}  # per organization and mode: the product a worker's keyed writes change
 
 
 def same_response(first: Exchange, again: Exchange) -> bool:
@@ -22,8 +23,18 @@ def same_response(first: Exchange, again: Exchange) -> bool:
 
 
 def keyed_product(api: Api, contract: Contract, unique: Unique, key: str) -> Exchange:
-    """A product create (a checkout write, so keyed) sent with exactly ``key`` as `Idempotency-Key`."""
-    return api.op("createCheckoutProduct", json=product_body(contract, unique), idempotency_key=key)
+    """A product write (a checkout write, so keyed) sent with exactly ``key`` as `Idempotency-Key`, with a fresh
+    valid body: the worker's first accepted key creates a product, every later key changes that product's
+    description (PATCH), so a key that is taken leaves no new row for the run's cleanup."""
+    shared = shared_scope(api)
+    if shared in _KEYED:
+        return api.op("updateCheckoutProduct", productId=_KEYED[shared],
+                      json={"description": f"keyed {unique('desc')}"}, idempotency_key=key)
+    ex = api.op("createCheckoutProduct", json=product_body(contract, unique), idempotency_key=key)
+    made = ex.json.get("id") if 200 <= ex.status < 300 and isinstance(ex.json, dict) else None
+    if isinstance(made, str):
+        _KEYED[shared] = made
+    return ex
 
 
 def expect_key_accepted(ex: Exchange, contract: Contract, what: str) -> None:
@@ -31,4 +42,4 @@ def expect_key_accepted(ex: Exchange, contract: Contract, what: str) -> None:
     if ex.status == 409:
         expect_error(ex, 409, KEY_CONFLICT_TYPES, f"{what}; a key already in use may answer 409")
     else:
-        expect_status(ex, success(contract, "createCheckoutProduct"), what)
+        expect_status(ex, success(contract, ex.op_id or "createCheckoutProduct"), what)

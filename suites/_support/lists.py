@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api
+from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 from payconform.operator import OrgHandle
@@ -31,6 +31,7 @@ from .approvals import hold
 from .balance import top_up
 from .batches import create as create_run
 from .batches import profile as batch_profile
+from .batches import read_only_runs
 from .checkout import create_link, sent_link
 from .instants import is_instant
 from .money import decimal_values
@@ -40,7 +41,7 @@ from .products import create_product
 from .profile import items
 from .realtime import Timed
 from .recipients import create_recipient, refused_recipient_update
-from .types import Unique
+from .types import Scope, Unique, shared_scope
 
 Seeder = Callable[[Api, Contract, Unique, int], list[str]]
 
@@ -130,13 +131,15 @@ class OwnList:
     """A list confined to what one test made on the target's own organization (a parent of its own, or a
     filter only its rows match): the rows' markers, the pager, and `more()` to add one row in the same scope.
     Where no filter confines it, `closed` is false: other workers' rows may join while the test reads; and
-    `head` says the test reads only the list's first rows (a busy list without a filter is too long to walk)."""
+    `head` says the test reads only the list's first rows (a busy list without a filter is too long to walk),
+    `seen` is the read of those rows already made, when finding the list full enough made nothing."""
 
     markers: list[str]
     pager: Pager
     more: Callable[[], Any] | None  # None: no row can join the scope (a run's fixed items, a past span of time)
     closed: bool = True
     head: int | None = None
+    seen: Page | None = None
 
 
 def _own_orders(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
@@ -151,8 +154,11 @@ def _own_orders(api: Api, contract: Contract, unique: Unique, n: int, params: di
 
 
 def _own_run_items(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
-    """The items of a run of the test's own (at least one line: a run's items are fixed when it is made)."""
-    run = create_run(api, contract, unique, n=max(n, 1))
+    """The items of a run only the test reads (at least one line: a run's items are fixed when it is made, so
+    nothing can join them): one of the runs the reading tests share where one has `n` lines, else its own."""
+    lines = max(n, 1)
+    run = next((r for r in read_only_runs(api, contract, unique) if len(r.references) == lines), None)
+    run = run or create_run(api, contract, unique, n=lines)
     return OwnList(run.references, Pager(api, contract, "listPayoutBatchItems", params=params, batchId=run.id), None)
 
 
@@ -191,20 +197,39 @@ def _own_since(api: Api, contract: Contract, unique: Unique, n: int, params: dic
     return OwnList(amounts, pager, lambda: _top_ups(api, contract, unique, 1), closed=False)
 
 
+_SHARED_OWN: dict[tuple[Scope, str, tuple[tuple[str, str], ...]], OwnList] = {}
+
+
+def shared_own(api: Api, contract: Contract, unique: Unique, op_id: str, rows: int,
+               params: dict[str, str] | None = None) -> OwnList:
+    """`SEEDS[op_id].own` of `rows` rows, made once per worker, organization, mode and query where only the rows
+    of its tests can join it (`closed`): tests that only read such a list, or add rows to it after their reads
+    (`more`), share its rows; each judges what it reads. Its pager and `more` keep a client of the worker's own
+    (with `api`'s key): a test's client closes with the test. A list others' rows may join is made afresh."""
+    key = (shared_scope(api), op_id, tuple(sorted((params or {}).items())))
+    own = SEEDS[op_id].own
+    assert own is not None, f"{op_id}: no list of the test's own rows"
+    if key in _SHARED_OWN:
+        return _SHARED_OWN[key]
+    made = own(api.with_credential(api.credential), contract, unique, rows, params or {})
+    if made.closed:
+        _SHARED_OWN[key] = made
+    return made
+
+
 def busy_head(api: Api, contract: Contract, unique: Unique, op_id: str, rows: int,
-              params: dict[str, str] | None = None, most: int | None = None) -> OwnList:
+              params: dict[str, str] | None = None) -> OwnList:
     """The first `rows` rows of `op_id` on the target's own organization, which earlier runs and other workers
     fill too (`closed` false, read no further than `head`): only the shortfall is made, so a busy list costs
-    one read. `most` is the largest `limit` the route takes (a full page of it with a `nextCursor` counts as
-    one row more)."""
+    one read, which the test may use as its own (`seen`)."""
     seed = SEEDS[op_id]
     pager = seed.pager(api, contract, op_id, params)
-    read = rows if most is None else min(rows, most)
-    page = pager.page(limit=read, what=f"counting up to {rows} rows")
-    have = len(page.items) + int(len(page.items) >= read and page.cursor is not None)
+    page = pager.page(limit=rows, what=f"counting up to {rows} rows")
+    have = len(page.items) + int(len(page.items) >= rows and page.cursor is not None)
     if have < rows:
         seed.make(api, contract, unique, rows - have)
-    return OwnList([], pager, lambda: seed.make(api, contract, unique, 1), closed=False, head=rows)
+    return OwnList([], pager, lambda: seed.make(api, contract, unique, 1), closed=False, head=rows,
+                   seen=page if have >= rows else None)
 
 
 FAR_FUTURE = "2999-01-01T00:00:00Z"
@@ -275,19 +300,38 @@ SEEDS: dict[str, Seed] = {
 
 
 def at_least(org: OrgHandle, contract: Contract, unique: Unique, op_id: str, rows: int,
-             most: int | None = None) -> Pager:
-    """The pager of `op_id` in `org` (the target's own, busy or not) once its list holds at least `rows` rows:
-    only the shortfall is made, so a busy organization costs one read. `most` is the largest `limit` the route
-    takes: a full page of `most` rows with a `nextCursor` counts as one row more."""
-    return busy_head(org.api, contract, unique, op_id, rows, most=most).pager
+             read: Callable[[Pager], Exchange]) -> tuple[Pager, Exchange]:
+    """The pager of `op_id` in `org` (the target's own, busy or not) and the answer of `read` from it once its list
+    holds at least `rows` rows. The test's own read comes first: only when its page shows fewer rows (its items,
+    and one more for a `nextCursor`) is the shortfall made and the read sent again, so a busy organization costs
+    no request beyond the test's. A refusal, or an answer without a page, is returned as it came."""
+    seed = SEEDS[op_id]
+    pager = seed.pager(org.api, contract, op_id)
+    ex = read(pager)
+    have = _rows_shown(pager, ex)
+    if have is None or have >= rows:
+        return pager, ex
+    seed.make(org.api, contract, unique, rows - have)
+    return pager, read(pager)
 
 
-def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list[dict[str, Any]]]:
-    """`n` top-ups of `org` and the balance-transaction rows they made, newest first, found by their amounts
-    on the first page (newest first, 100 rows) among whatever else the organization and other workers wrote."""
+def _rows_shown(pager: Pager, ex: Exchange) -> int | None:
+    """The rows a 200 page shows the list holds at least (one more with a `nextCursor`); None for anything else."""
+    body = ex.json if ex.status == 200 and ex.content else None
+    items = body if pager.shape.items is None else body.get(pager.shape.items) if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        return None
+    return len(items) + int(isinstance(body, dict) and bool(pager.shape.cursor and body.get(pager.shape.cursor)))
+
+
+def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list[dict[str, Any]], Page]:
+    """`n` top-ups of `org`, the balance-transaction rows they made, newest first, found by their amounts on
+    the first page (newest first, 100 rows) among whatever else the organization and other workers wrote, and
+    that page (a test reading the newest rows right after its top-ups has them)."""
     amounts = _top_ups(org.api, contract, lambda prefix: prefix, n)
     pager = Pager(org.api, contract, "listBalanceTransactions")
-    return pager, rows_of(pager.page(limit=100, what="the newest balance transactions"), amounts)
+    page = pager.page(limit=100, what="the newest balance transactions")
+    return pager, rows_of(page, amounts), page
 
 
 def own_history(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, Page, list[dict[str, Any]] | None]:

@@ -16,6 +16,9 @@ from payconform.expect import expect, expect_status
 from payconform.placeholders import fill
 
 from .profile import corridors, items, success
+from .types import Scope, shared_scope
+
+_CAPABILITIES: dict[Scope, dict[str, dict[str, Any]]] = {}  # per organization and mode: the corridors' capabilities
 
 
 def pricing(contract: Contract) -> dict[str, Any]:
@@ -49,11 +52,16 @@ def send(api: Api, contract: Contract, quoted: dict[str, Any], reference: str, *
 
 
 def capabilities(api: Api, contract: Contract) -> dict[str, dict[str, Any]]:
-    """Destination currency -> the corridor's `capabilities`, from `listCorridors`."""
-    ex = api.op("listCorridors")
-    expect_status(ex, 200, "listing the corridors")
-    field = pricing(contract)["capabilities"]
-    return {c.get("currency"): c.get(field) or {} for c in items(contract, "listCorridors", ex) if isinstance(c, dict)}
+    """Destination currency -> the corridor's `capabilities`, from `listCorridors`: the target's configuration,
+    read once per worker, organization and mode."""
+    shared = shared_scope(api)
+    if shared not in _CAPABILITIES:
+        ex = api.op("listCorridors")
+        expect_status(ex, 200, "listing the corridors")
+        field = pricing(contract)["capabilities"]
+        _CAPABILITIES[shared] = {c.get("currency"): c.get(field) or {} for c in items(contract, "listCorridors", ex)
+                                 if isinstance(c, dict)}
+    return _CAPABILITIES[shared]
 
 
 def corridor_where(api: Api, contract: Contract, capability: str, value: bool) -> str | None:

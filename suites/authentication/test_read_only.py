@@ -20,7 +20,7 @@ from payconform.placeholders import fill
 
 from .._support.accounts import method_body
 from .._support.balance import fund_sandbox
-from .._support.recipients import create_recipient, method_ids
+from .._support.recipients import method_ids, reread, untouched_recipient
 
 pytestmark = pytest.mark.needs("read_only_key")
 
@@ -32,16 +32,11 @@ def read_only(api_as) -> Api:
 
 @pytest.fixture
 def recipient(api: Api, contract: Contract, unique) -> dict[str, Any]:
-    """A recipient with one payment method, created with the read+write key."""
-    created = create_recipient(api, contract, unique)
-    expect(bool(created.get("paymentMethods")), "the created recipient lists no payment method")
+    """A recipient with one payment method, created with the read+write key: the one the tests of refused
+    recipient changes share (`untouched_recipient`), as last read; a refusal must leave it as it was."""
+    created = untouched_recipient(api, contract, unique)
+    expect(bool(created.get("paymentMethods")), "the shared recipient lists no payment method")
     return created
-
-
-def _read(api: Api, recipient_id: str) -> dict[str, Any]:
-    ex = api.op("getBeneficiary", recipientId=recipient_id)
-    expect_status(ex, 200, "reading the recipient back")
-    return ex.json
 
 
 @pytest.mark.req("AUTH-READ-ONLY-NO-SPEND", "AUTH-COMMON-403", "ERR-INSUFFICIENT-SCOPE", "AUTH-REFUSED-NOTHING-RAN")
@@ -50,7 +45,7 @@ def test_read_only_key_cannot_add_method(api: Api, read_only: Api, recipient, co
     unchanged."""
     ex = read_only.op("addBeneficiaryMethod", recipientId=recipient["id"], json=method_body(contract, "EUR"))
     expect_error(ex, 403, "INSUFFICIENT_SCOPE")
-    after = method_ids(_read(api, recipient["id"]))
+    after = method_ids(reread(api, recipient))
     expect(after == method_ids(recipient), f"the refused add-method ran: methods were {method_ids(recipient)}, "
                                            f"now {after}")
 
@@ -62,7 +57,7 @@ def test_read_only_key_cannot_update_recipient(api: Api, read_only: Api, recipie
     """A PATCH of a recipient's name with a read-only key: 403 INSUFFICIENT_SCOPE, and the name is unchanged."""
     ex = read_only.op("updateBeneficiary", recipientId=recipient["id"], json={"name": unique("renamed")})
     expect_error(ex, 403, "INSUFFICIENT_SCOPE")
-    name = _read(api, recipient["id"]).get("name")
+    name = reread(api, recipient).get("name")
     expect(name == recipient.get("name"), f"the refused PATCH ran: the name is now {name!r}")
 
 

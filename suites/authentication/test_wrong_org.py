@@ -11,7 +11,7 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
 from .._support.products import product_body
-from .._support.recipients import create_recipient
+from .._support.recipients import reread, untouched_recipient
 
 
 def _other_org(api: Api) -> str:
@@ -29,16 +29,15 @@ def test_read_of_other_org_is_forbidden(api: Api) -> None:
 
 @pytest.mark.req("AUTH-WRONG-ORG-FORBIDDEN", "ERR-FORBIDDEN", "AUTH-REFUSED-NOTHING-RAN")
 def test_write_through_other_org_is_forbidden(api: Api, contract: Contract, unique) -> None:
-    """A PATCH of one of the key's own recipients, addressed under another organization's id: 403 FORBIDDEN,
-    and the recipient is unchanged (a server that finds the recipient by id alone would rename it)."""
-    recipient = create_recipient(api, contract, unique)
+    """A PATCH of one of the key's own recipients (the one the tests of refused recipient changes share,
+    `untouched_recipient`), addressed under another organization's id: 403 FORBIDDEN, and the recipient is
+    unchanged (a server that finds the recipient by id alone would rename it)."""
+    recipient = untouched_recipient(api, contract, unique)
     ex = api.op("updateBeneficiary", orgId=_other_org(api), recipientId=recipient["id"],
                 json={"name": unique("renamed")})
     expect_error(ex, 403, "FORBIDDEN")
-    after = api.op("getBeneficiary", recipientId=recipient["id"])
-    expect_status(after, 200, "reading the recipient back")
-    expect(after.json.get("name") == recipient.get("name"),
-           f"the refused PATCH ran: the recipient's name is now {after.json.get('name')!r}", after)
+    name = reread(api, recipient).get("name")
+    expect(name == recipient.get("name"), f"the refused PATCH ran: the recipient's name is now {name!r}", ex)
 
 
 @pytest.mark.req("AUTH-REFUSED-NOTHING-RAN", "AUTH-WRONG-ORG-FORBIDDEN")

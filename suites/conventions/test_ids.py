@@ -13,7 +13,7 @@ from payconform.expect import expect, expect_error, expect_status
 
 from .._support.answers import member
 from .._support.products import post_product, product_body
-from .._support.recipients import post_recipient, recipient_body
+from .._support.recipients import untouched_recipient
 from .._support.types import Unique
 
 # CUID (`c` + 24 base-36) or CUID2 (a letter, then lowercase base-36), at their usual lengths
@@ -42,9 +42,12 @@ def test_org_id_as_issued_works_on_every_prefix(api: Api, op_id: str) -> None:
 
 @pytest.mark.req("CONV-IDS-OPAQUE")
 def test_returned_ids_are_accepted_verbatim(api: Api, contract: Contract, unique: Unique) -> None:
-    """Ids from create answers (recipient, its method, product) address the same resource when sent back as is."""
-    created = post_recipient(api, contract, recipient_body(contract, unique))
-    recipient_id, method_id = member(created, "id"), member(created, "paymentMethods", 0, "id")
+    """Ids from create answers (recipient, its method, product) address the same resource when sent back as is:
+    the recipient the tests of refused changes share (`untouched_recipient`), as created, and a new product."""
+    created = untouched_recipient(api, contract, unique)
+    methods = created.get("paymentMethods") or [None]
+    expect(isinstance(methods[0], dict), f"the shared recipient lists no payment method: {methods!r}")
+    recipient_id, method_id = created["id"], methods[0].get("id")
     read = expect_status(api.op("getBeneficiary", recipientId=recipient_id), 200, "read the recipient by its id")
     expect_same_id(read, recipient_id, "recipient")
     expect_status(api.op("getBeneficiaryMethodDetails", recipientId=recipient_id, methodId=method_id), 200,

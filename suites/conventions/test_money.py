@@ -19,9 +19,8 @@ from payconform.expect import expect, expect_status
 from .._support.answers import leaves, member
 from .._support.balance import fund_sandbox
 from .._support.money import is_decimal_string, is_json_number
-from .._support.payouts import payout_body
+from .._support.payouts import payable_destination, payout_body
 from .._support.products import post_product, product_body
-from .._support.recipients import post_recipient, recipient_body
 from .._support.types import Unique
 
 PAYOUT_AMOUNTS = ("sourceAmount", "destinationAmount", "rate")
@@ -71,9 +70,7 @@ def test_payout_amounts_are_decimal_strings(api: Api, contract: Contract, unique
 
     The read is the spec's authoritative one and carries the payout's fields, so there they must be present.
     """
-    fund_sandbox(api, contract)
-    recipient = post_recipient(api, contract, recipient_body(contract, unique))
-    body = payout_body(contract, member(recipient, "paymentMethods", 0, "destinationAccountId"), unique("po"))
+    body = payout_body(contract, payable_destination(api, contract, unique), unique("po"))
     created = api.op("createPayout", json=body)
     if created.status == 202:
         pytest.skip("the target held this payout for approval (202); there is no payout to read")

@@ -42,7 +42,7 @@ from payconform.paging import (
     tampered,
 )
 
-from .._support.lists import SEEDS, OwnList, Seed, busy_head
+from .._support.lists import SEEDS, OwnList, Seed, busy_head, shared_own
 from .._support.types import Unique
 
 ROWS, LIMIT = 3, 2  # two pages, one boundary: the least that shows a walk, its order and an insert between reads
@@ -81,12 +81,17 @@ def _walk_reqs(op_id: str, seed: Seed) -> tuple[str, ...]:
 
 
 def _filled(request: pytest.FixtureRequest, seed: Seed, contract: Contract, unique: Unique, op_id: str, rows: int,
-            params: dict[str, str] | None = None, *, own: bool = True, head: bool = False) -> OwnList:
+            params: dict[str, str] | None = None, *, own: bool = True, head: bool = False,
+            shared: bool = False) -> OwnList:
     """`rows` rows in a list that holds nothing else: confined to the test's own on the target's organization
-    (`Seed.own`, unless `own` is false); with `head`, else the head of the target's own busy list; else a fresh
-    organization's (its `more()` adds a row there)."""
+    (`Seed.own`, unless `own` is false; with `shared`, the rows the walk and insert tests share, `shared_own`);
+    with `head`, else the head of the target's own busy list; else a fresh organization's (its `more()` adds a
+    row there)."""
     if own and seed.own:
-        return seed.own(request.getfixturevalue("own_org")().api, contract, unique, rows, params or {})
+        api = request.getfixturevalue("own_org")().api
+        if shared:
+            return shared_own(api, contract, unique, op_id, rows, params)
+        return seed.own(api, contract, unique, rows, params or {})
     if head:
         return busy_head(request.getfixturevalue("own_org")().api, contract, unique, op_id, HEAD, params)
     api = request.getfixturevalue("fresh_org")().api
@@ -100,7 +105,7 @@ def test_pages_concatenate_to_the_list(request: pytest.FixtureRequest, contract:
     """Pages of `limit=2`, cursors taken verbatim, concatenate to the one-page read: no repeat, no gap, the
     same order; the walk ends only where `nextCursor` is absent; declared order holds across boundaries. On
     the head of a busy list: its first pages concatenate to a one-page read of as many rows."""
-    filled = _filled(request, seed, contract, unique, op_id, ROWS, head=True)
+    filled = _filled(request, seed, contract, unique, op_id, ROWS, head=True, shared=True)
     markers, pager = filled.markers, filled.pager
     whole, walk = _quiet_read(filled)
     if filled.head is None:
@@ -119,12 +124,13 @@ def test_pages_concatenate_to_the_list(request: pytest.FixtureRequest, contract:
     observe_cursor_refused(pager.request(cursor=bad, limit=LIMIT), first, what)
 
 
-def _read(filled: OwnList) -> tuple[Page, Walk]:
-    """The one-page read (of the whole list, or of its head) and the walk of `limit=2` over as many rows."""
+def _read(filled: OwnList, seen: Page | None = None) -> tuple[Page, Walk]:
+    """The one-page read (of the whole list, or of its head: `seen` when it was just read) and the walk of
+    `limit=2` over as many rows."""
     pager = filled.pager
     if filled.head is None:
         return pager.page(limit=100, what="reading the whole list in one page"), pager.walk(LIMIT)
-    whole = pager.page(limit=filled.head, what=f"reading the list's first {filled.head} rows in one page")
+    whole = seen or pager.page(limit=filled.head, what=f"reading the list's first {filled.head} rows in one page")
     return whole, pager.walk(LIMIT, pages=-(-filled.head // LIMIT))
 
 
@@ -132,8 +138,8 @@ def _quiet_read(filled: OwnList) -> tuple[Page, Walk]:
     """`_read`, where other workers may write into the list (`closed` false): when the walk disagrees with the
     one-page read, the list is read once more; a list that changed is read again (up to ATTEMPTS times, then
     the test skips), a list that did not is judged on the reads that disagree."""
-    for _ in range(ATTEMPTS):
-        whole, walk = _read(filled)
+    for attempt in range(ATTEMPTS):
+        whole, walk = _read(filled, None if attempt else filled.seen)
         if filled.closed or walk.ids == _ids(whole):
             return whole, walk
         again = filled.pager.page(limit=filled.head or 100, what="reading the list again")
@@ -173,7 +179,7 @@ def _grows_in_scope(seed: Seed) -> bool:
 def test_inserts_between_reads_neither_repeat_nor_hide(request: pytest.FixtureRequest, contract: Contract, unique,
                                                        op_id: str, seed: Seed) -> None:
     """A row written while a cursor is held does not make an existing row repeat or vanish."""
-    filled = _filled(request, seed, contract, unique, op_id, ROWS, own=_grows_in_scope(seed))
+    filled = _filled(request, seed, contract, unique, op_id, ROWS, own=_grows_in_scope(seed), shared=True)
     before, during = inserted_between(filled.pager, LIMIT, filled.more)
     problem = missing_or_repeated(before, during)
     if problem and seed.cursor_req:

@@ -103,13 +103,16 @@ FILTERS = ["action", "resourceId", pytest.param("actorUserId", marks=pytest.mark
 def test_filter(request: pytest.FixtureRequest, contract: Contract, unique, name: str) -> None:
     """Each filter keeps the rows it names and drops the others (the instants: far past and far future). The
     value filtered on is the test's own row's where it sets the field (another row's of the newest page
-    otherwise), so the answer must list that row and nothing that carries another value."""
+    otherwise), so the answer must list that row and nothing that carries another value. A row of another
+    value (a recipient created) is made only where the newest page holds none."""
     api = request.getfixturevalue("fresh_org" if name == "actorUserId" else "own_org")().api
-    create_recipient(api, contract, unique)
     ex = refused_recipient_update(api, unique)
     everything = _rows(api, contract)
     mine = [r for r in everything if r.get("requestId") == ex.request_id]
     expect(len(mine) == 1, f"the refused recipient change has {len(mine)} rows on the newest page", ex)
+    if name not in ("createdAfter", "createdBefore") and len({str(r.get(name)) for r in everything}) < 2:
+        create_recipient(api, contract, unique)
+        everything = _rows(api, contract)
     if name in ("createdAfter", "createdBefore"):
         keep, drop = (PAST, FUTURE) if name == "createdAfter" else (FUTURE, PAST)
         kept = _rows(api, contract, **{name: keep})

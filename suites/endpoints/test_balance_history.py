@@ -153,8 +153,8 @@ def _instant(text: str) -> datetime:
 @pytest.mark.req("HIST-CURSOR-XOR-SINCE")
 def test_cursor_and_since_together_are_refused(own_org, contract: Contract, unique) -> None:
     """Send `cursor` or `since`, not both: both together are 400 VALIDATION_ERROR."""
-    pager = at_least(own_org(), contract, unique, "getBalanceHistory", 2)
-    cursor = pager.page(limit=1).cursor
+    pager, ex = at_least(own_org(), contract, unique, "getBalanceHistory", 2, lambda p: p.request(limit=1))
+    cursor = pager.parse(ex).cursor
     expect(cursor is not None, "the first of two one-entry pages has no `nextCursor`")
     ex = pager.request(cursor=cursor, limit=1, extra=[("since", "2000-01-01T00:00:00Z")])
     expect_error(ex, 400, "VALIDATION_ERROR", "`cursor` and `since` together")

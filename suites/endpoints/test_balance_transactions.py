@@ -41,7 +41,7 @@ def _refused(pager: Pager, name: str, params: list[tuple[str, str]], what: str) 
 @pytest.mark.req("BTX-FIELDS", "BTX-ID-NUMERIC")
 def test_row_fields(own_org, contract: Contract) -> None:
     """Rows name `id` (numeric-looking), `type`, `balanceAfter` and the currency."""
-    _, (row,) = own_top_ups(own_org(), contract, 1)
+    _, (row,), _ = own_top_ups(own_org(), contract, 1)
     for name in ("id", "type", "balanceAfter", "currency"):
         expect(row.get(name) not in (None, ""), f"the row has no `{name}`: {row!r}")
     expect(isinstance(row["id"], int) or NUMERIC.match(str(row["id"])) is not None,
@@ -52,8 +52,7 @@ def test_row_fields(own_org, contract: Contract) -> None:
 def test_cursor_is_strictly_older(own_org, contract: Contract) -> None:
     """`cursor=<id>` lists the rows strictly older than that id: not the row itself, nothing newer. Rows written
     meanwhile are newer still, so the rows after the middle top-up on the first read start the cursor's page."""
-    pager, rows = own_top_ups(own_org(), contract, 3)
-    first = pager.page(limit=100, what="the newest balance transactions")
+    pager, rows, first = own_top_ups(own_org(), contract, 3)
     ids = [identity(r) for r in first.items]
     at = ids.index(identity(rows[1]))
     older = pager.page(cursor=str(rows[1]["id"]), limit=100, what="cursor = the middle top-up's id")
@@ -72,7 +71,7 @@ def test_type_filter(own_org, contract: Contract, unique) -> None:
     of types is not shown)."""
     handle = own_org()
     payout_id = create_payout(handle.api, contract, unique).json["payoutId"]
-    pager, rows = own_top_ups(handle, contract, 2)
+    pager, rows, _ = own_top_ups(handle, contract, 2)
     kind = str(rows[0].get("type"))
     paid = filtered_page(pager, "balance transactions", orderId=payout_id).items
     outgoing = sorted({str(r.get("type")) for r in paid} - {kind})
@@ -98,7 +97,7 @@ def test_type_filter(own_org, contract: Contract, unique) -> None:
 def test_currency_and_order_filters(own_org, contract: Contract, unique) -> None:
     """`currency=USD` keeps the USD rows; another currency lists only its own rows, an unknown `orderId` none
     (an empty page, or a 400 for a value the target does not know)."""
-    pager, rows = own_top_ups(own_org(), contract, 1)
+    pager, rows, _ = own_top_ups(own_org(), contract, 1)
     usd = filtered_page(pager, "balance transactions", currency="USD")
     expect(all(r.get("currency") == "USD" for r in usd.items) and rows[0] in usd.items,
            f"currency=USD lists currencies {sorted({str(r.get('currency')) for r in usd.items})}", usd.ex)
@@ -132,7 +131,7 @@ def test_a_returned_payout_shows_payout_and_payout_return(timed: Timed, contract
 @pytest.mark.req("BTX-CREATED-RANGE")
 def test_created_range_is_inclusive(own_org, contract: Contract) -> None:
     """`createdAfter`/`createdBefore` bound the rows inclusively; an instant without a timezone is refused."""
-    pager, rows = own_top_ups(own_org(), contract, 1)
+    pager, rows, _ = own_top_ups(own_org(), contract, 1)
     around = filtered_page(pager, "balance transactions", createdAfter=PAST, createdBefore=FUTURE)
     expect(rows[0] in around.items, "a range around every row drops rows", around.ex)
     expect(filtered_page(pager, "balance transactions", createdAfter=FUTURE).items == [],
@@ -195,10 +194,9 @@ def test_rows_are_append_only(own_org, contract: Contract) -> None:
     """A row once listed keeps its id and content on later reads: a later movement appends a row and changes
     none of the earlier ones (every row of the first read still on the later one, the test's top-ups among them)."""
     handle = own_org()
-    pager, rows = own_top_ups(handle, contract, 2)
-    first = pager.page(limit=100, what="the newest balance transactions").items
-    [third] = own_top_ups(handle, contract, 1)[1]
-    later = pager.page(limit=100, what="the newest balance transactions, once more")
+    _, rows, page = own_top_ups(handle, contract, 2)
+    first = page.items
+    _, [third], later = own_top_ups(handle, contract, 1)
     now = {identity(row): row for row in later.items}
     for row in first:
         expect(identity(row) not in now or now[identity(row)] == row, f"row {identity(row)} read {row!r}, later "

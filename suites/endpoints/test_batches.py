@@ -3,8 +3,9 @@
 Create answers 202; a run is read and listed by the profile's id field; its items are read with the
 `status` filter; confirm answers 200 or 202; cancel needs an `Idempotency-Key`, takes no body, answers 200
 with the run `canceled`, and 404 BATCH_NOT_FOUND for a run that does not exist. The request body of a run
-and its timing are the profile's (`createPayoutBatch`, `sandbox.batch`). A run is the test's own, so it runs
-on the target's organization, waiting out the timeline's seconds (whose clock it must not move).
+and its timing are the profile's (`createPayoutBatch`, `sandbox.batch`). A run a test moves along is its own,
+on the target's organization, waiting out the timeline's seconds (whose clock it must not move); the tests
+that only read runs share two (`read_only_runs`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .._support.batches import (
     profile,
     reach,
     read,
+    read_only_runs,
     settle,
     statuses,
 )
@@ -41,7 +43,7 @@ from .._support.types import Unique
 def test_create_answers_202_with_the_run(api: Api, contract: Contract, unique: Unique) -> None:
     """202, and the run is in one of the spec's batch statuses: read back with GET, since the spec shows no body
     for the 202 ("Creates a run; answers 202"); a `status` in the answer, if any, is one of them too."""
-    run = create(api, contract, unique)
+    run = read_only_runs(api, contract, unique)[0]
     expect_status(run.answer, 202, "creating a payout batch")
     answered = run.answer.json.get("status") if isinstance(run.answer.json, dict) else None
     expect(answered is None or answered in statuses(contract),
@@ -74,7 +76,7 @@ def test_every_status_read_is_a_batch_status(timed: Timed, contract: Contract, u
 @pytest.mark.needs("profile")
 def test_a_run_carries_its_external_reference(api: Api, contract: Contract, unique: Unique) -> None:
     """The run read back carries the `externalReferenceId` it was created with."""
-    run = create(api, contract, unique)
+    run = read_only_runs(api, contract, unique)[1]
     got = read(api, contract, run.id).json.get("externalReferenceId")
     expect(got == run.external_reference_id, f"the run reads externalReferenceId {got!r}, "
            f"created with {run.external_reference_id!r}")
@@ -84,7 +86,7 @@ def test_a_run_carries_its_external_reference(api: Api, contract: Contract, uniq
 @pytest.mark.needs("profile")
 def test_read_one_run(api: Api, contract: Contract, unique: Unique) -> None:
     """Of two runs, reading the first by its id answers that run (not the newest)."""
-    first, _second = create(api, contract, unique), create(api, contract, unique)
+    first = read_only_runs(api, contract, unique)[0]
     got = read(api, contract, first.id).json.get("externalReferenceId")
     expect(got == first.external_reference_id,
            f"reading run {first.id} answered externalReferenceId {got!r}, not {first.external_reference_id!r}")
@@ -95,7 +97,7 @@ def test_read_one_run(api: Api, contract: Contract, unique: Unique) -> None:
 def test_list_runs(api: Api, contract: Contract, unique: Unique) -> None:
     """The organization's runs are listed: both runs the test makes, among whatever else the target's own
     organization holds, on the pages read until both were seen (order and page size are not shown)."""
-    made = {create(api, contract, unique).id for _ in range(2)}
+    made = {run.id for run in read_only_runs(api, contract, unique)}
     field = profile(contract)["id_field"]
     listed, last = Pager(api, contract, "listPayoutBatches").gather(made, "listing payout batches",
                                                                     key=lambda b: b.get(field))
@@ -106,7 +108,7 @@ def test_list_runs(api: Api, contract: Contract, unique: Unique) -> None:
 @pytest.mark.needs("profile")
 def test_items_are_the_lines_of_the_run(api: Api, contract: Contract, unique: Unique) -> None:
     """The items of a three-line run are three."""
-    run = create(api, contract, unique, n=3)
+    run = read_only_runs(api, contract, unique)[1]
     got = lines_of(api, contract, run.id)
     expect(len(got) == 3, f"a run of 3 lines lists {len(got)} items")
 

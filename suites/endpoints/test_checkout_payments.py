@@ -187,17 +187,18 @@ def test_force_by_reference(api: Api, contract: Contract, unique) -> None:
 
 @pytest.mark.req("PAY-FORCE-AMBIGUOUS-REFERENCE")
 def test_reference_on_two_links_is_409(api: Api, contract: Contract, unique) -> None:
-    """One `reference` on payments of two links: forcing by that reference answers 409; by id it works."""
+    """One `reference` on payments of two links (the worker's shared links of two totals, each paid under that
+    reference): forcing by that reference answers 409; by id it works."""
     reference = unique("pref")
-    ids = []
-    for _ in range(2):
-        link = sent_link(api, contract, unique)
-        ex = simulate(api, link["id"], reference)
-        expect_status(ex, 200, "a payment with the shared reference")
-        ids.append(ex.json["id"])
+
+    def same_reference(prefix: str) -> str:
+        return reference if prefix == "pref" else unique(prefix)
+
+    _, paid = payment(api, contract, same_reference)
+    payment(api, contract, same_reference, example_total(contract, "settles_later"))
     ex = force(api, reference, "chargeback")
     expect_status(ex, 409, "forcing by a reference used on two links")
-    expect(all(f.json.get("moved") is True for f in [force(api, ids[0], "chargeback")]),
+    expect(all(f.json.get("moved") is True for f in [force(api, paid["id"], "chargeback")]),
            "forcing by id after the 409 did not move the payment", ex)
 
 

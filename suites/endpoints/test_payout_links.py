@@ -7,7 +7,7 @@ the link spendable; ... 404 `NOT_FOUND` (expired, spent, forged or unknown token
 `DESTINATION_ACCOUNT_NOT_FOUND`; 429; ..."
 
 Links are made through the profile's `createPayoutLink` (not shown by the spec) in the target's organization,
-topped up first so that a payout can be sent. The sandbox inputs for the unknown destination and the link's
+kept funded (`keep_funded`) so that a payout can be sent. The sandbox inputs for the unknown destination and the link's
 429 limit are the profile's (`sandbox.payout_links`). A second submit may answer the original payout (any of the
 profile's success statuses; its status is not shown), 404 `NOT_FOUND` or 400 `PAYOUT_LINK_UNUSABLE`.
 """
@@ -21,7 +21,7 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 
 from .._support.accounts import with_account_tail
-from .._support.balance import fund_sandbox
+from .._support.balance import keep_funded
 from .._support.payout_links import (
     create_link,
     expect_second_submit,
@@ -42,7 +42,7 @@ from .._support.types import Unique
 def test_submit_without_a_credential_makes_the_payout(api: Api, anon: Api, contract: Contract,
                                                       unique: Unique) -> None:
     """Submitted with no `x-api-key`, a link answers 201 with the payout, readable at GET /orders/{payoutId}."""
-    fund_sandbox(api, contract)
+    keep_funded(api, contract)
     link = create_link(api, contract, unique)
     ex = submit(anon, link.token, submission(contract, link, unique))
     expect("x-api-key" not in ex.request.headers, "setup: the submit was sent with an x-api-key")
@@ -58,7 +58,7 @@ def test_a_second_submit_returns_the_original_payout(api: Api, anon: Api, contra
     """The same submission again sends nothing more. The spec says it twice: "A second submit returns the original
     payout with `status: already_submitted`", and a spent link answers "404 `NOT_FOUND` (expired, spent, forged or
     unknown token)" or "400 `PAYOUT_LINK_UNUSABLE` (being spent ...)". All three readings are accepted."""
-    fund_sandbox(api, contract)
+    keep_funded(api, contract)
     link = create_link(api, contract, unique)
     body = submission(contract, link, unique)
     first = paid(expect_status(submit(anon, link.token, body), 201, "the first submit"), link)
@@ -74,7 +74,7 @@ def test_a_second_submit_returns_the_original_payout(api: Api, anon: Api, contra
 def test_a_validation_error_leaves_the_link_spendable(api: Api, anon: Api, contract: Contract,
                                                       unique: Unique) -> None:
     """A submit without the corridor's account fields is 400 VALIDATION_ERROR; the corrected submit pays."""
-    fund_sandbox(api, contract)
+    keep_funded(api, contract)
     link = create_link(api, contract, unique)
     expect_error(submit(anon, link.token, submission(contract, link, unique, details={})), 400, "VALIDATION_ERROR",
                  "submitting a payout link with empty `details`")
@@ -87,7 +87,7 @@ def test_a_validation_error_leaves_the_link_spendable(api: Api, anon: Api, contr
 @pytest.mark.needs("profile")
 def test_forged_and_unknown_tokens_are_not_found(api: Api, anon: Api, contract: Contract, unique: Unique) -> None:
     """A real token with its last character changed, and a random one: 404 NOT_FOUND, nothing paid."""
-    fund_sandbox(api, contract)
+    keep_funded(api, contract)
     link = create_link(api, contract, unique)
     body = submission(contract, link, unique)
     for token, what in ((forged(link.token), "a forged token (a real one, last character changed)"),
@@ -101,7 +101,7 @@ def test_an_unknown_destination_account_is_not_found(api: Api, anon: Api, contra
                                                      unique: Unique) -> None:
     """An account the network does not know (profile: its identifier ends in the documented digits):
     404 DESTINATION_ACCOUNT_NOT_FOUND."""
-    fund_sandbox(api, contract)
+    keep_funded(api, contract)
     link = create_link(api, contract, unique)
     rule = settings(contract)["destination_not_found"]
     body = submission(contract, link, unique)

@@ -1,8 +1,9 @@
 """Endpoints rule 3 and the IDEMPOTENCY_KEY_INVALID row: the grammar of an `Idempotency-Key`.
 
 "`Idempotency-Key` header: 1-255 characters of `A-Z a-z 0-9 _ . : -` ... malformed: `400
-IDEMPOTENCY_KEY_INVALID`." Every key is sent on a product create (a checkout write, so keyed) with a fresh
-valid body, so the key is the only thing that can be wrong. The length bounds are in
+IDEMPOTENCY_KEY_INVALID`." Every key is sent on a product write (a checkout write, so keyed: the worker's
+product create, then changes of its description, `keyed_product`) with a fresh valid body, so the key is the
+only thing that can be wrong. The length bounds are in
 `suites/limits/test_idempotency_key_length.py`.
 """
 

@@ -3,7 +3,7 @@
 "Required on money-moving routes and on every checkout write and on add-payment-method ... Missing:
 `400 IDEMPOTENCY_KEY_REQUIRED`". The routes are taken from the profile's `idempotency: required` entries
 that this module knows how to set up (a real resource for each, so that the only thing wrong with the
-request is the missing header). Recipient PATCH and DELETE are "optional ... (without it the request runs
+request is the missing header; a refusal runs nothing, so the product routes share one product). Recipient PATCH and DELETE are "optional ... (without it the request runs
 once with no replay)": they must run without a key, and run again when repeated; with a key, "Same key and
 same body replays the stored response".
 """
@@ -23,13 +23,18 @@ from .._support.payouts import payable_destination, payout_body
 from .._support.products import create_product, product_body
 from .._support.profile import example_body
 from .._support.recipients import add_method_body, create_recipient
-from .._support.types import Unique
+from .._support.types import Scope, Unique, shared_scope
 
 Setup = Callable[[Api, Contract, Unique], dict[str, Any]]
+_PRODUCTS: dict[Scope, str] = {}  # per organization and mode: the product the refused keyless writes name
 
 
 def _product(api: Api, contract: Contract, unique: Unique) -> str:
-    return create_product(api, contract, unique)["id"]
+    """A product this module's refused writes share: a refusal runs nothing, so one serves every route."""
+    shared = shared_scope(api)
+    if shared not in _PRODUCTS:
+        _PRODUCTS[shared] = create_product(api, contract, unique)["id"]
+    return _PRODUCTS[shared]
 
 
 # op id -> the path parameters and body of an otherwise valid request (creating what it needs)

@@ -22,7 +22,7 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
 from payconform.operator import DEFAULT_FEATURES
 
-from .._support.balance import fund_sandbox
+from .._support.balance import keep_funded
 from .._support.payout_links import (
     create_link,
     expect_second_submit,
@@ -59,7 +59,7 @@ def test_expired_forged_unknown_and_spent_links_answer_alike(timed: Timed, anon:
     PAYOUT_LINK_UNUSABLE ("being spent or failed; not spendable")."""
     org, clock = timed, timed.clock
     lifetime = NEAR_EXPIRY if clock is REAL_TIME else LINK_LIFETIME
-    fund_sandbox(org.api, contract)
+    keep_funded(org.api, contract)
     expiring = create_link(org.api, contract, unique, **{settings(contract)["expires_at_field"]: expiring_in(lifetime)},
                            refused_skips=None if clock is not REAL_TIME else
                            f"needs clock: the target refuses a payout link expiring {lifetime} s ahead")
@@ -94,7 +94,7 @@ def test_a_link_failed_at_execution_is_unusable(fresh_org, anon: Api, contract: 
     link = create_link(org.api, contract, unique)
     expect_error(submit(anon, link.token, submission(contract, link, unique)), 400, "PAYOUT_LINK_UNUSABLE",
                  "submitting a link whose payout the balance cannot cover (profile: failed at execution)")
-    fund_sandbox(org.api, contract)
+    keep_funded(org.api, contract)
     expect_error(submit(anon, link.token, submission(contract, link, unique)), 400, "PAYOUT_LINK_UNUSABLE",
                  "submitting the failed link again once the balance covers it")
     nothing_sent(org.api, contract, link, "the failed link answered PAYOUT_LINK_UNUSABLE")
@@ -120,7 +120,7 @@ def test_unconfigured_links_are_unavailable(fresh_org, operator, anon: Api, cont
     """Once hosted payout links are not configured for the organization (profile: an operator feature), submit
     and create answer 503 PAYOUT_LINKS_UNAVAILABLE; nothing is sent."""
     org = fresh_org()
-    fund_sandbox(org.api, contract)
+    keep_funded(org.api, contract)
     link = create_link(org.api, contract, unique)
     operator.update_org(org.org_id, features=[*DEFAULT_FEATURES, settings(contract)["unconfigured_feature"]])
     expect_error(submit(anon, link.token, submission(contract, link, unique)), 503, "PAYOUT_LINKS_UNAVAILABLE",

@@ -1,7 +1,8 @@
 """Limits, row "Idempotency key length | 1-255 characters | keyed writes".
 
 Keys exactly at the bounds are accepted; one character fewer (the empty header) or more is refused. The
-bounds come from `contract/catalog/limits.yaml`; keys are sent on a product create (a checkout write).
+bounds come from `contract/catalog/limits.yaml`; keys are sent on a product write (a checkout write,
+`keyed_product`).
 """
 
 from __future__ import annotations

@@ -55,8 +55,8 @@ def test_default_page_size(own_org, contract: Contract, unique, route: dict) -> 
     holding one row more (made only when the list lacks it): that tells the default from every other size
     (20, 50, 100, the maximum). The lists only grow, so other workers' rows cannot change the answer."""
     default = route["default"]
-    pager = at_least(own_org(), contract, unique, route["operation"], default + 1, most=route["max"])
-    page = pager.page(what="reading without `limit`")
+    pager, ex = at_least(own_org(), contract, unique, route["operation"], default + 1, lambda p: p.request())
+    page = pager.parse(ex, "reading without `limit`")
     expect(len(page.items) == default and page.cursor is not None,
            f"without `limit` the page of a list of more than {default} rows holds {len(page.items)} rows "
            f"({'with' if page.cursor else 'without'} a `nextCursor`); the default is {default}: {route['spec']}",
@@ -67,8 +67,8 @@ def test_default_page_size(own_org, contract: Contract, unique, route: dict) -> 
 @pytest.mark.parametrize("route", _routes(lambda r: (ROUTES_REQ,)))
 def test_limit_in_range_is_honoured(own_org, contract: Contract, unique, route: dict) -> None:
     """`limit=1` gives one row of several; `limit=max` gives every row of a shorter list."""
-    pager = at_least(own_org(), contract, unique, route["operation"], 3)
-    whole = pager.page(limit=route["max"], what=f"limit={route['max']}")
+    pager, ex = at_least(own_org(), contract, unique, route["operation"], 3, lambda p: p.request(limit=route["max"]))
+    whole = pager.parse(ex, f"limit={route['max']}")
     expect(len(whole.items) >= 3, f"limit={route['max']} over 3 new rows gave {len(whole.items)}", whole.ex)
     one = pager.page(limit=route["min"], what=f"limit={route['min']}")
     expect(len(one.items) == route["min"], _too_short(route, route["min"], len(one.items), route["min"]), one.ex)
@@ -87,8 +87,7 @@ def test_out_of_range(own_org, contract: Contract, unique, route: dict, value: i
         body = expect_error(ex, 400, "VALIDATION_ERROR", f"limit={limit}: {route['spec']}")
         expect(names_field(body.get("errors"), "limit"), f"`errors` does not name `limit`: {body.get('errors')!r}", ex)
         return
-    pager = at_least(org, contract, unique, op_id, 2)
-    ex = pager.request(limit=limit)
+    pager, ex = at_least(org, contract, unique, op_id, 2, lambda p: p.request(limit=limit))
     expect_status(ex, 200, f"limit={limit} is clamped, never refused: {route['spec']}")
     clamped = max(route["min"], min(route["max"], limit))
     items = ex.json.get(pager.shape.items) if isinstance(ex.json, dict) else None
