@@ -47,7 +47,7 @@ def _delivered(stage: Stage, subject: Subject, ids: set[str]) -> dict[str, dict[
     "payout_approval.rejected", "payout_approval.pending", "payout_approval.expired",
     "payout_approval.execution_failed", "payout.returned", "payout.failed", "checkout_payment.refunded",
     "checkout_payment.partially_refunded", "payout_approval.executed", "payout_approval.approved",
-    "payout.processing", "payout.pending", "payout.completed", "payout.canceled", "checkout_payment.paid",
+    "payout.processing", "payout.completed", "payout.canceled", "checkout_payment.paid",
     "checkout_payment.reversed", "checkout_payment.failed"
 ])
 @pytest.mark.req("EVT-TYPES-22", "EVT-TYPE")
