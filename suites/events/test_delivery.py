@@ -108,7 +108,6 @@ def test_envelope_created_at_and_sequence(pending: Pending) -> None:
            f"`sequence` is {sequence!r}, not a decimal string")
 
 
-@pytest.mark.smoke
 @pytest.mark.req("EVT-PAYOUT-PENDING", "EVT-DATA-PAYOUT", "EVT-ONE-PER-CHANGE")
 @pytest.mark.needs(*NEEDS)
 def test_payout_pending_carries_the_flat_payout(api, contract: Contract, pending: Pending) -> None:
