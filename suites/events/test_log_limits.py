@@ -39,20 +39,20 @@ def _payouts(stage: Stage, destination: str, n: int) -> list[Subject]:
     return made
 
 
-def _fill(stage: Stage, destination: str) -> None:
-    """Payouts to `destination` until the endpoint's log holds `LOG` attempts, `LOG` payouts at most. What it
-    holds already costs nothing (earlier tests' events and other workers' reach the worker's endpoint: the test
-    runs last, `fill`); one round pays for the shortfall at `MOVES` deliveries a payout and waits for them to
-    move on (the profile's timeline)."""
-    held = len(_log(stage, ROUTES[1])[1])
-    if held >= LOG:
-        return
-    n = min(LOG, -(-(LOG - held) // MOVES))
-    _payouts(stage, destination, n)
+def _filled(stage: Stage, destination: str) -> list[dict[str, Any]]:
+    """The endpoint's delivery list (`ROUTES[1]`) once its log holds `LOG` attempts: payouts to `destination`
+    for the shortfall, `LOG` payouts at most. What it holds already costs nothing (earlier tests' events and other
+    workers' reach the worker's endpoint: the test runs last, `fill`); one round pays for the shortfall at
+    `MOVES` deliveries a payout and waits for them to move on (the profile's timeline)."""
+    rows = _log(stage, ROUTES[1])[1]
+    if len(rows) >= LOG:
+        return rows
+    _payouts(stage, destination, min(LOG, -(-(LOG - len(rows)) // MOVES)))
     if stage.clock is not None:
         stage.clock.advance(stage.org_id, timeline(stage.contract)["settle_seconds"])
     wait = stage.patience + (0 if stage.clock is not None else timeline(stage.contract)["settle_seconds"])
-    stage.box.wait_for(lambda ds: len(ds) >= LOG - held, wait, flush=stage.flush)
+    stage.box.wait_for(lambda ds: len(ds) >= LOG - len(rows), wait, flush=stage.flush)
+    return _log(stage, ROUTES[1])[1]
 
 
 def _log(stage: Stage, op_id: str) -> tuple[Exchange, list[dict[str, Any]]]:
@@ -75,8 +75,7 @@ def _instant(row: dict[str, Any]) -> datetime:
 @pytest.mark.needs("api_key", "webhook_receiver", "profile")
 def test_delivery_log_holds_the_50_newest(stage: Stage) -> None:
     destination = scenario_destination(stage.api, stage.contract, stage.unique)
-    _fill(stage, destination)
-    before = {op_id: _log(stage, op_id)[1] for op_id in ROUTES}
+    before = {ROUTES[1]: _filled(stage, destination), ROUTES[0]: _log(stage, ROUTES[0])[1]}
     _payouts(stage, destination, 1)
     for op_id in ROUTES:
         ex, rows = _log(stage, op_id)
