@@ -26,7 +26,7 @@ from payconform.webhooks import Delivery, Mailbox
 from . import batches
 from .answers import scalars
 from .approvals import fund_for_threshold, hold
-from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, awaited, kind, wait_for
+from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, awaited, kind, parsed, wait_for
 from .machines import path, walk
 from .payments import example_total, force, payment, refund
 from .payouts import cancel_payout, create_payout, create_self_funded, timeline
@@ -112,10 +112,25 @@ def _created(stage: Stage, scenario: str) -> Subject:
 
 
 def _payout(stage: Stage, scenario: str, reach: str | None = None) -> Subject:
-    """A payout in `scenario`, then `settled`."""
+    """A payout in `scenario`, then `settled`; in real time, where `reach` is given, until a delivery about it
+    says `reach` (`announced`)."""
     subject = _created(stage, scenario)
-    settled(stage, subject, reach)
+    if stage.clock is None and reach is not None:
+        announced(stage, subject, reach)
+    else:
+        settled(stage, subject, reach)
     return subject
+
+
+def announced(stage: Stage, subject: Subject, reach: str) -> None:
+    """Wait, up to the profile's time for every scenario to settle and a delivery's dispatch, until a delivery
+    about the payout carries `status: reach`: its own events say where it is, so an event test waiting in real
+    time reads nothing (a walk reads the payout every profile step). A payout that never gets there is the
+    test's failure: the delivery it then waits for does not come, or says otherwise."""
+    def there(ds: list[Delivery]) -> bool:
+        return any(subject.delivered(d) and (parsed(d).get("data") or {}).get("status") == reach for d in ds)
+
+    stage.box.wait_for(there, timeline(stage.contract)["settle_seconds"] + DISPATCH_WAIT)
 
 
 def settled(stage: Stage, subject: Subject, reach: str | None = None) -> None:
@@ -202,7 +217,7 @@ DRIVERS: dict[str, Callable[[Stage, str], Subject]] = {
 
 def drive(stage: Stage, how: dict[str, str], reach: str | None = None) -> Subject:
     """Make the event of a catalog row happen (`drive: {payout: "0003"}` and the like); a payout followed in real
-    time is read until its status is `reach` (the row's expected status), where given."""
+    time is waited on until a delivery about it says `reach` (the row's expected status), where given."""
     (kind, value), = how.items()
     if kind == "payout":
         return _payout(stage, value, reach)

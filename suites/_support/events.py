@@ -74,3 +74,26 @@ def walk_problems(types: list[str], moves: list[list[str | None]]) -> list[str]:
     allowed = {tuple(m) for m in moves}
     pairs = zip([None, *types], types)
     return [f"{before or '(first)'} -> {after}" for before, after in pairs if (before, after) not in allowed]
+
+
+def passed_through(type_: str, moves: list[list[str | None]]) -> list[str]:
+    """The event types every walk of the machine's `event_moves` passes through on its way to `type_` (the
+    subject of a `payout.returned` was announced `payout.pending` and `payout.completed` first): those that,
+    taken out, leave `type_` unreachable from the first event. In walk order."""
+    edges = [(before, after) for before, after in moves]
+
+    def reachable(without: str | None) -> set[str | None]:
+        seen: set[str | None] = {None}
+        frontier: list[str | None] = [None]
+        while frontier:
+            here = frontier.pop()
+            for before, after in edges:
+                if before == here and after != without and after not in seen:
+                    seen.add(after)
+                    frontier.append(after)
+        return seen
+
+    if type_ not in reachable(None):
+        return []
+    order = [after for _, after in edges]
+    return sorted({t for t in order if t != type_ and type_ not in reachable(t)}, key=order.index)

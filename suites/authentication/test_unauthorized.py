@@ -87,7 +87,7 @@ CASES.append(pytest.param("revoked", marks=[pytest.mark.req("AUTH-REVOKED-KEY", 
                                             pytest.mark.needs("revoked_key")], id="revoked"))
 
 
-@pytest.mark.smoke(ids=["revoked"])
+@pytest.mark.smoke(ids=["other-mode-prefix"])
 @pytest.mark.parametrize("name", CASES)
 def test_bad_key_is_unauthorized(name: str, api: Api, target: Target) -> None:
     """Each kind of bad key, on an ordinary read of the organization: 401 UNAUTHORIZED (where the run's key is

@@ -46,7 +46,6 @@ def expect_funded(ex: Exchange, payout_id: str) -> None:
            f"the confirmation answered {ex.json!r}, not payout {payout_id!r}", ex)
 
 
-@pytest.mark.smoke
 @pytest.mark.req("PAYOUT-REQUIRES-FUNDING", "PAYOUT-T-CREATE")
 @pytest.mark.needs("crypto_key", "profile")
 def test_a_payout_waiting_on_own_funds_says_so(api_as, contract: Contract, unique: Unique) -> None:

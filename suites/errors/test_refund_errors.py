@@ -88,7 +88,7 @@ def test_more_than_remaining(api: Api, api_as, contract: Contract, unique) -> No
     _refunded(refund(refunds, contract, paid["id"], "10000"), contract, "refunding exactly the remainder")
 
 
-@pytest.mark.smoke(ids=["pending"])
+@pytest.mark.smoke(ids=["refunded in full"])
 @pytest.mark.req("ERR-REFUND-NOT-ALLOWED", "REFUND-REFUSAL-NO-MONEY")
 @pytest.mark.parametrize("case", ["pending", "refunded in full", "charged back", "failed"])
 def test_refund_not_allowed(case: str, api: Api, api_as, contract: Contract, unique) -> None:

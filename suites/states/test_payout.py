@@ -90,6 +90,7 @@ def test_transition_row(case: tuple[dict, str, bool], timed: Timed, contract: Co
                readings[-1].ex)
 
 
+@pytest.mark.smoke
 @pytest.mark.req("PAYOUT-T-CREATE")
 @pytest.mark.needs("profile")
 def test_accepted_payout_is_pending(api, contract: Contract, unique: Unique) -> None:
