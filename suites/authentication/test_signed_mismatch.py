@@ -4,8 +4,10 @@
 Each case signs a product create (or, for the query line, a read) with one thing wrong: one of the seven
 lines, the body, the encoding of the signature (raw r||s, the malformed-DER families Wycheproof catalogues,
 truncation), or the key. Each answer must equal the answer to a signature by an unregistered key (the
-`invalid_answer` baseline: same status, type, detail and body fields), and the product must not exist
-afterwards. The status itself is not shown in the spec: any 4xx is accepted.
+`invalid_answer` baseline: same status, type, detail and body fields). The status itself is not shown in the
+spec: any 4xx is accepted. Where it is 401 or 403 ("A 401 or 403 means nothing ran", Endpoints rule 1) the
+key cases read back that the product does not exist; a perturbed case, answered exactly as the baseline,
+spends no read on it.
 """
 
 from __future__ import annotations
@@ -73,20 +75,24 @@ def _case(name: str, reqs: tuple[str, ...]) -> pytest.param:
     return pytest.param(name, id=name, marks=[pytest.mark.req("SIGN-STRING", "ERR-SIGNATURE-INVALID", *reqs)])
 
 
-def _refused_and_not_run(ex, invalid_answer: Answer, api: Api, body: dict, cause: str) -> None:
+def _refused(ex, invalid_answer: Answer, cause: str) -> None:
     expect_signature_error(ex, "SIGNATURE_INVALID", cause)
     expect_same_answer(ex, invalid_answer, cause)
-    expect_not_run(api, body, cause)
+
+
+def _refused_and_not_run(ex, invalid_answer: Answer, api: Api, body: dict, cause: str) -> None:
+    _refused(ex, invalid_answer, cause)
+    if ex.status in (401, 403):
+        expect_not_run(api, body, cause)
 
 
 @pytest.mark.needs("signing_key")
 @pytest.mark.parametrize("case", [_case(name, reqs) for name, (_, reqs) in LINE_CASES.items()])
-def test_each_line_perturbed(case: str, signed_api: Api, api: Api, contract: Contract, unique,
-                             invalid_answer: Answer) -> None:
+def test_each_line_perturbed(case: str, signed_api: Api, contract: Contract, unique, invalid_answer: Answer) -> None:
     """A create signed over the seven lines with one changed (the headers and body as the lines should be)."""
-    body, req = product_create(signed_api, contract, unique)
+    _, req = product_create(signed_api, contract, unique)
     ex = send_signed(signed_api, signed_api.signer, req, lines=LINE_CASES[case][0])
-    _refused_and_not_run(ex, invalid_answer, api, body, f"a signature over the lines with {case}")
+    _refused(ex, invalid_answer, f"a signature over the lines with {case}")
 
 
 @pytest.mark.smoke
@@ -96,28 +102,26 @@ def test_query_string_left_out_of_the_path_line(signed_api: Api, invalid_answer:
     """A read whose path has a query string, signed over the path without it."""
     req = signed_request(signed_api, "GET", "/payments/organizations/{orgId}/audit-events?limit=5")
     ex = send_signed(signed_api, signed_api.signer, req, lines=_line(2, lambda v: v.split("?", 1)[0]))
-    expect_signature_error(ex, "SIGNATURE_INVALID", "a signature over the path without its query string")
-    expect_same_answer(ex, invalid_answer, "a signature over the path without its query string")
+    _refused(ex, invalid_answer, "a signature over the path without its query string")
 
 
 @pytest.mark.req("SIGN-EXACT-BYTES", "ERR-SIGNATURE-INVALID")
 @pytest.mark.needs("signing_key")
 @pytest.mark.parametrize("change", ["one-byte-changed", "same-json-other-bytes"])
-def test_body_sent_differs_from_body_signed(change: str, signed_api: Api, api: Api, contract: Contract, unique,
+def test_body_sent_differs_from_body_signed(change: str, signed_api: Api, contract: Contract, unique,
                                             invalid_answer: Answer) -> None:
     """The signature is over the body as signed; the body sent differs by one byte, or is the same JSON value
     serialized with spaces. The exact bytes sent must be signed."""
     body, req = product_create(signed_api, contract, unique)
-    if change == "one-byte-changed":  # the name's first letter: what would be created is that other name
+    if change == "one-byte-changed":  # the name's first letter
         at = req.body.index(b'"name":"') + len(b'"name":"')
         other = b"Q" if req.body[at:at + 1] != b"Q" else b"R"
         sent = req.body[:at] + other + req.body[at + 1:]
-        body = {**body, "name": other.decode() + body["name"][1:]}
     else:
         sent = json.dumps(body, ensure_ascii=False).encode("utf-8")
     signature = b64(sign_lines(signed_api.signer, req.lines(signed_api.signer.key_id)))
     ex = req.send(signed_api, req.headers(signed_api.signer.key_id, signature), body=sent)
-    _refused_and_not_run(ex, invalid_answer, api, body, f"a body sent that differs from the body signed ({change})")
+    _refused(ex, invalid_answer, f"a body sent that differs from the body signed ({change})")
 
 
 # -- the encoding of the signature --------------------------------------------------------------------------
@@ -176,15 +180,15 @@ def _signature_with_high_r(signer: Signer, data: bytes) -> tuple[int, int, bytes
 @pytest.mark.req("SIGN-HEADERS", "ERR-SIGNATURE-INVALID")
 @pytest.mark.needs("signing_key")
 @pytest.mark.parametrize("family", list(DER_FAMILIES))
-def test_malformed_signature_encoding(family: str, signed_api: Api, api: Api, contract: Contract, unique,
+def test_malformed_signature_encoding(family: str, signed_api: Api, contract: Contract, unique,
                                       invalid_answer: Answer) -> None:
     """A valid signature of the right lines, re-encoded wrongly: the header must carry base64 of the DER
     encoding, nothing else."""
-    body, req = product_create(signed_api, contract, unique)
+    _, req = product_create(signed_api, contract, unique)
     data = "\n".join(req.lines(signed_api.signer.key_id)).encode("utf-8")
     r, s, der = _signature_with_high_r(signed_api.signer, data)
     ex = req.send(signed_api, req.headers(signed_api.signer.key_id, b64(DER_FAMILIES[family](r, s, der))))
-    _refused_and_not_run(ex, invalid_answer, api, body, f"a signature encoded as {family}")
+    _refused(ex, invalid_answer, f"a signature encoded as {family}")
 
 
 # -- the key ------------------------------------------------------------------------------------------------
