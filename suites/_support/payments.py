@@ -58,18 +58,23 @@ def payment(api: Api, contract: Contract, unique: Unique, total: str = "150.00")
     return held[0], ex.json
 
 
+CROWDED = 101  # payments on the crowded link: the most a `limit` test needs (one more than the clamp of 100)
+
+
 def crowded_link(api: Api, contract: Contract, unique: Unique, n: int, shows: str) -> tuple[str, int]:
-    """(id, payments) of a sent link holding `n` simulated payments. The `limit` tests only read it, so the run
-    makes one per organization, mode and `n` (`runwide`), never adding to it after (a test reading its pages
-    while another worker added payments would see them move); its tests run last (`fill`), so that the events
-    of its payments hold up no other test's deliveries. The cap on simulated payments per link is not shown: a
-    target whose cap is below `n` cannot show `shows`, and the test is skipped. The payments go out over the key
-    pool where there is one (`pool.spread`)."""
+    """(id, payments) of a sent link holding at least `n` simulated payments. The `limit` tests only read it, so
+    the run makes one per organization and mode (`runwide`) with the payments the most demanding of them needs
+    (`CROWDED`), never adding to it after: a test reading its pages while another worker added payments would
+    see them move. Its tests run last (`fill`), so that the events of its payments hold up no other test's
+    deliveries. The cap on simulated payments per link is not shown: a target whose cap is below `n` cannot
+    show `shows`, and the test is skipped. The payments go out over the key pool where there is one
+    (`pool.spread`)."""
+    size = max(n, CROWDED)
 
     def make() -> list[Any]:
         link_id, held = sent_link(api, contract, unique)["id"], 0
         with spread(api) as client:  # with a key pool, not a minute of one key's window
-            while held < n:
+            while held < size:
                 ex = simulate(client(), link_id, unique("pref"))
                 if ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") == "BAD_REQUEST":
                     break
@@ -77,7 +82,7 @@ def crowded_link(api: Api, contract: Contract, unique: Unique, n: int, shows: st
                 held += 1
         return [link_id, held]
 
-    link_id, held = runwide.shared(shared_scope(api), f"link crowded with {n} payments", make)
+    link_id, held = runwide.shared(shared_scope(api), f"link crowded with {size} payments", make)
     if held < n:
         pytest.skip(f"the target caps simulated payments at {held} per link ('already at the maximum "
                     f"number of simulated payments'), below the {n} that tell {shows} apart")
