@@ -15,11 +15,10 @@ from payconform.placeholders import fill, leading_digits
 
 from .accounts import method_body
 from .answers import member
-from . import runwide
 from .profile import corridor_of, success
 from .types import Scope, Unique, shared_scope
 
-_UNTOUCHED: dict[Scope, dict[str, Any]] = {}  # per organization and mode: the run's untouched recipient, as last read
+_UNTOUCHED: dict[Scope, dict[str, Any]] = {}  # per organization and mode: the recipient refusals are tried on
 
 
 def recipient_body(contract: Contract, unique: Unique, **fields: Any) -> dict[str, Any]:
@@ -100,13 +99,14 @@ def refused_recipient_update(api: Api, unique: Unique) -> Exchange:
 
 
 def untouched_recipient(api: Api, contract: Contract, unique: Unique) -> dict[str, Any]:
-    """A recipient the tests of refused method changes share (a refusal must leave it as it was), as this worker
-    last read it: made once per organization and mode in the run (`runwide`); each test compares its own read
-    after the refusal (`reread`) with this. A recipient per test cost its create and the run's cleanup delete."""
+    """A recipient the tests of refused method changes share (a refusal must leave it as it was), as last read:
+    made once per organization and mode in this worker (`_UNTOUCHED`); each test compares its own read after
+    the refusal (`reread`) with this. A recipient per test cost its create and the run's cleanup delete. Not
+    shared by the run (`runwide`): a target may legally take a method the profile thought incomplete (a
+    defaulted `chain`), and another worker's last reading would not know of it."""
     shared = shared_scope(api)
     if shared not in _UNTOUCHED:
-        _UNTOUCHED[shared] = runwide.shared(shared, "untouched recipient",
-                                            lambda: create_recipient(api, contract, unique))
+        _UNTOUCHED[shared] = create_recipient(api, contract, unique)
     return _UNTOUCHED[shared]
 
 
