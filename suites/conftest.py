@@ -2,7 +2,9 @@
 reason, when the target cannot reach the receiver (`_support/reach.py`); `timed` gives a test whose
 requirement needs only a key the fastest way to let the profile's seconds pass. Each worker notes the rows its
 tests create and removes what the API can remove when its tests are over (`_support/leftovers.py`), and the
-answers that show an added operation served (`_support/versioning.py`)."""
+answers that show an added operation served (`_support/versioning.py`); what the workers share for the
+whole run lives in the run's directory (`_support/runwide.py`), and the controller removes the rows made
+for it once every worker is done."""
 
 from __future__ import annotations
 
@@ -10,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from payconform.plugin import run_dir
 from payconform.plugin.session import get_state
 from payconform.transport import observe
 
+from ._support import runwide
 from ._support.leftovers import LEFTOVERS
 from ._support.pool import spread
 from ._support.reach import unreachable
@@ -54,6 +58,10 @@ def timed(request: pytest.FixtureRequest, own_org) -> Timed:
     return Timed(org.api, clock)
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    runwide.use(run_dir(session.config))
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     observe(LEFTOVERS.note)
     observe(SEEN.note)
@@ -65,6 +73,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         state = get_state(session.config)
     except KeyError:  # the plugin did not configure this session
         return
+    shared = run_dir(session.config)
+    if shared is not None and state.is_worker:
+        LEFTOVERS.hand_over(shared)
+    elif shared is not None:
+        LEFTOVERS.take_over(shared)
     if state.target is None or not state.target.pool or not LEFTOVERS.rows \
             or session.config.getoption("payconform_keep_created", False):
         return

@@ -9,7 +9,7 @@
 - ``order``: the order tests go to the workers (each module spread over the run, so waits overlap sending);
 - ``recording``: each test's record and its transport from the workers to the controller;
 - ``endings``: how a run ends early (the target stopped answering, ``--max-duration``, an interrupt) and the
-  "not run" rows of the tests it left;
+  "not run" rows of the tests it left; ``run_dir``, the directory the controller shares with its workers;
 - ``summary``: ``results.json``, ``index.html``, the report header and the terminal summary;
 - ``fixtures``: ``target``, ``contract`` (session); ``api``, ``api_as``, ``anon``, ``operator``, ``clock``,
   ``fresh_org``, ``own_org``, ``unique``, ``webhook_receiver``, ``webhook_receiver_factory`` (function);
@@ -45,6 +45,7 @@ _PUBLIC = {
     "is_suite_path": "markers",
     "needs": "markers",
     "requirement_ids": "markers",
+    "run_dir": "endings",
 }
 __all__ = sorted(_PUBLIC)
 

@@ -65,6 +65,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         _breaker.set_current(None)
 
 
+def run_dir(config: pytest.Config) -> Path | None:
+    """The directory the controller shares with its xdist workers for this run (None: no target, no run)."""
+    found = config.stash.get(_RUN_DIR, None)
+    return Path(found) if found else None
+
+
 def deadline_passed(config: pytest.Config) -> bool:
     deadline = config.stash.get(_DEADLINE, None)
     return deadline is not None and time.time() >= deadline

@@ -12,8 +12,9 @@ from payconform.placeholders import fill
 
 from .answers import leaves
 from .money import is_decimal_string
+from . import runwide
 from .profile import success
-from .types import Scope, shared_scope
+from .types import shared_scope
 
 CACHE_SECONDS = 61  # the balance may be "cached up to one minute": read it after moving the clock past that
 
@@ -25,18 +26,21 @@ def fund_sandbox(api: Api, contract: Contract) -> None:
 
 
 TOP_UP_EVERY = 10  # payouts' destinations a profile top-up (1000.00) pays for: ten tests of a few 10.00 payouts
-_PAID_SINCE: dict[Scope, int] = {}  # per organization and mode: destinations handed out since this worker's top-up
 
 
 def keep_funded(api: Api, contract: Contract) -> None:
-    """Top up the sandbox balance before this worker's first payout in an organization and mode, then before
-    every `TOP_UP_EVERY`-th: one top-up pays for many payouts of the profile's body, so a payout test need not
-    send one of its own. A test about the balance tops up itself (`fund_sandbox`, `top_up`)."""
-    shared = shared_scope(api)
-    if _PAID_SINCE.get(shared, TOP_UP_EVERY) >= TOP_UP_EVERY:
-        fund_sandbox(api, contract)
-        _PAID_SINCE[shared] = 0
-    _PAID_SINCE[shared] += 1
+    """Top up the sandbox balance before the run's first payout in an organization and mode, then before every
+    `TOP_UP_EVERY`-th (a count the run's workers share, `runwide`): one top-up pays for many payouts of the
+    profile's body, so a payout test need not send one of its own. A test about the balance tops up itself
+    (`fund_sandbox`, `top_up`)."""
+
+    def count(since_top_up: int | None) -> int:
+        if since_top_up is None or since_top_up >= TOP_UP_EVERY:
+            fund_sandbox(api, contract)
+            since_top_up = 0
+        return since_top_up + 1
+
+    runwide.update(shared_scope(api), "destinations since the top-up", count)
 
 
 def top_up(api: Api, contract: Contract, amount: str) -> Exchange:

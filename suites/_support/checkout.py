@@ -19,13 +19,12 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 from payconform.placeholders import fill
 
+from . import runwide
 from .products import create_product
 from .profile import success
-from .types import Scope, Unique, shared_scope
+from .types import Unique, shared_scope
 
 LINK_LIFETIME = 120  # seconds between "now" on the organization's clock and a link's expiresAt
-# (scope, price) -> a product this worker made there: links are made from it only
-_PRODUCTS: dict[tuple[Scope, str], str] = {}
 
 
 def link_exchange(api: Api, contract: Contract, product_id: str, **fields: Any) -> Exchange:
@@ -47,12 +46,10 @@ def create_link(api: Api, contract: Contract, product_id: str, **fields: Any) ->
 
 def priced_product(api: Api, contract: Contract, unique: Unique, total: str) -> str:
     """The id of a product priced `total` to make links from. The links' tests only make links from it, never
-    change it, so it is made once per organization, mode and price in this worker (`_PRODUCTS`); a test about
-    a product itself makes its own (`create_product`)."""
-    shared = (shared_scope(api), total)
-    if shared not in _PRODUCTS:
-        _PRODUCTS[shared] = create_product(api, contract, unique, unitAmount=total)["id"]
-    return _PRODUCTS[shared]
+    change it, so it is made once per organization, mode and price in the run (`runwide`); a test about a
+    product itself makes its own (`create_product`)."""
+    return runwide.shared(shared_scope(api), f"product priced {total}",
+                          lambda: create_product(api, contract, unique, unitAmount=total)["id"])
 
 
 def new_link(api: Api, contract: Contract, unique: Unique, total: str = "150.00", **fields: Any) -> Exchange:

@@ -9,31 +9,40 @@ When the worker's tests are over, `sweep` deletes the links still in draft (Endp
 `/{recipientId}`). One request per row, counted like any other; a refusal or an error is ignored: cleanup never
 fails a test. Left behind, because no key can remove them: sent links (they can only be paused), payouts,
 batches, checkout payments, events, and the sandbox webhook endpoints (a key can only register them; the
-suites register one per worker and reuse it, `deliveries.reused`).
+suites register one per worker and reuse it, `deliveries.reused`). What a worker made for the whole run
+(`runwide`) other workers may still use after its own tests are over: it hands those rows over (`hand_over`, a
+file in the run's directory) and the controller removes them once every worker is done (`take_over`).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from payconform.client import Api, Exchange
 from payconform.contract import run_contract
 
+from . import runwide
+
 CREATES = {"createBeneficiary": "recipient", "createCheckoutProduct": "product", "createCheckoutLink": "link"}
 DELETES = {"deleteBeneficiary": ("recipient", "recipientId"), "deleteCheckoutProduct": ("product", "productId"),
            "deleteCheckoutLink": ("link", "linkId")}
 SENDS = {"publishCheckoutLink", "pauseCheckoutLink"}  # a link that is no longer a draft cannot be deleted
 ARCHIVES = "updateCheckoutProduct"
+HANDED = "leftovers-shared-"  # the files in the run's directory of the rows workers made for the whole run
 
 
 @dataclass
 class Made:
     """One row this worker created: its kind, id, the path it was created under (which names the
-    organization), and what the sweep needs to know (a link still a draft, a product with links, archived)."""
+    organization), and what the sweep needs to know (a link still a draft, a product with links, archived,
+    made for the whole run)."""
 
     kind: str
     id: str
@@ -41,6 +50,7 @@ class Made:
     draft: bool = True
     linked: bool = False
     archived: bool = False
+    shared: bool = False
 
 
 @dataclass
@@ -63,7 +73,8 @@ class Leftovers:
         if op_id in CREATES:
             body = ex.json if isinstance(ex.json, dict) else {}
             if isinstance(body.get("id"), str):
-                made = Made(CREATES[op_id], body["id"], path, draft=body.get("status", "draft") == "draft")
+                made = Made(CREATES[op_id], body["id"], path, draft=body.get("status", "draft") == "draft",
+                            shared=runwide.making())
                 self.rows[(made.kind, made.id)] = made
             if op_id == "createCheckoutLink":
                 self._linked(ex.request.json, body)
@@ -89,6 +100,21 @@ class Leftovers:
             for product_id in ids:
                 if isinstance(product_id, str) and ("product", product_id) in self.rows:
                     self.rows[("product", product_id)].linked = True
+
+    def hand_over(self, run_dir: Path) -> None:
+        """Leave the rows made for the whole run to the controller (a worker whose tests are over)."""
+        with self.lock:
+            shared = [asdict(m) for m in self.rows.values() if m.shared]
+            for m in shared:
+                del self.rows[(m["kind"], m["id"])]
+        if shared:
+            (run_dir / f"{HANDED}{os.getpid()}.json").write_text(json.dumps(shared), encoding="utf-8")
+
+    def take_over(self, run_dir: Path) -> None:
+        """The rows the workers handed over, to sweep with this process's own (the controller, at the end)."""
+        for path in run_dir.glob(f"{HANDED}*.json"):
+            with self.lock:
+                self.rows.update({(m["kind"], m["id"]): Made(**m) for m in json.loads(path.read_text("utf-8"))})
 
     def sweep(self, api: Api, pick: Callable[[], Api] | None = None) -> int:
         """Remove what this worker made in `api`'s organization; how many requests that took. With a key pool,

@@ -15,14 +15,13 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract, run_contract
 from payconform.expect import expect
 
+from . import runwide
 from .payouts import create_payout, read_payout, timeline
 from .realtime import REAL_TIME, Timed
-from .types import Scope, Unique, shared_scope
+from .types import Unique, shared_scope
 
 RETURNED = "0004"  # the profile's scenario whose payout completes, then comes back (sandbox.payout_scenarios)
 REREAD = 3  # reads per step of the walks whose repeated reads are checked (a read that goes back is the check)
-# (scope, scenario) -> the payout id, its readings, how many reads a step they took
-_WALKS: dict[tuple[Scope, str], tuple[str, list["Reading"], int]] = {}
 
 
 def scenario_rows(name: str = "payout") -> list[tuple[dict, str, bool]]:
@@ -69,23 +68,27 @@ def scenario_walk(timed: Timed, contract: Contract, unique: Unique, scenario: st
     """(payout id, readings) of a payout made in `scenario` and read after every profile step. With a clock (a
     fresh organization per test) the test's own payout, walked up to the profile's `settle_seconds` or until
     `until`, read `reads_per_step` times a step. In real time on the target's own organization the tests of a
-    scenario only read its payout, so a worker walks one per scenario until that scenario has ended (`_ended`)
-    and every test of it that needs no more reads a step reads those readings (`_WALKS`; a test that needs
-    more walks anew, and its walk is shared from then on): a payout and a walk per test cost their requests
-    and their real time each."""
+    scenario only read its payout, so the run walks one per scenario until that scenario has ended (`_ended`)
+    and every test of it that needs no more reads a step reads those readings (`runwide`: a worker asking while
+    another walks waits for that walk, the same real time as its own; a test that needs more reads walks anew,
+    and its walk is shared from then on): a payout and a walk per test cost their requests and their real time
+    each."""
     api, clock = timed.api, timed.clock
     if clock is not REAL_TIME:
         payout_id = create_payout(api, contract, unique, scenario).json["payoutId"]
         return payout_id, walk(api, clock, api.org_id, contract, payout_id, until=until,
                                reads_per_step=reads_per_step)
-    shared = (shared_scope(api), scenario)
-    if shared not in _WALKS or _WALKS[shared][2] < reads_per_step:
+
+    def make() -> dict[str, Any]:
         payout_id = create_payout(api, contract, unique, scenario).json["payoutId"]
         readings = walk(api, clock, api.org_id, contract, payout_id, until=_ended(scenario),
                         reads_per_step=reads_per_step)
-        _WALKS[shared] = payout_id, readings, reads_per_step
-    payout_id, readings, _ = _WALKS[shared]
-    return payout_id, readings
+        return {"payoutId": payout_id, "reads_per_step": reads_per_step,
+                "readings": [[r.elapsed, runwide.exchange_json(r.ex)] for r in readings]}
+
+    held = runwide.shared(shared_scope(api), f"walk of payout scenario {scenario}", make,
+                          lambda made: made["reads_per_step"] >= reads_per_step)
+    return held["payoutId"], [Reading(elapsed, runwide.exchange_of(ex)) for elapsed, ex in held["readings"]]
 
 
 def _ended(scenario: str) -> Callable[[list[Reading]], bool]:

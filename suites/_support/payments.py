@@ -15,12 +15,12 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 
+from . import runwide
 from .checkout import sent_link
 from .pool import spread
 from .profile import items
 from .types import Scope, Unique, shared_scope
 
-_CROWDED: dict[Scope, list[Any]] = {}  # per organization and mode: [the crowded link's id, its payments]
 
 
 def example_total(contract: Contract, scenario: str) -> str:
@@ -58,25 +58,35 @@ def payment(api: Api, contract: Contract, unique: Unique, total: str = "150.00")
     return held[0], ex.json
 
 
+CROWDED = 101  # payments on the crowded link: the most a `limit` test needs (one more than the clamp of 100)
+
+
 def crowded_link(api: Api, contract: Contract, unique: Unique, n: int, shows: str) -> tuple[str, int]:
-    """(id, payments) of a sent link holding at least `n` simulated payments. The `limit` tests only read it, so a
-    worker makes one per organization and mode and adds only the payments it lacks (`_CROWDED`); its tests run
-    last (`fill`), so that the events of its payments hold up no other test's deliveries. The cap on
-    simulated payments per link is not shown: a target whose cap is below `n` cannot show `shows`, and the test
-    is skipped. The payments go out over the key pool where there is one (`pool.spread`)."""
-    shared = shared_scope(api)
-    if shared not in _CROWDED:
-        _CROWDED[shared] = [sent_link(api, contract, unique)["id"], 0]
-    held = _CROWDED[shared]
-    with spread(api) as client:  # with a key pool, not a minute of one key's window
-        while held[1] < n:
-            ex = simulate(client(), held[0], unique("pref"))
-            if ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") == "BAD_REQUEST":
-                pytest.skip(f"the target caps simulated payments at {held[1]} per link ('already at the maximum "
-                            f"number of simulated payments'), below the {n} that tell {shows} apart")
-            expect_status(ex, 200, "simulating a payment")
-            held[1] += 1
-    return held[0], held[1]
+    """(id, payments) of a sent link holding at least `n` simulated payments. The `limit` tests only read it, so
+    the run makes one per organization and mode (`runwide`) with the payments the most demanding of them needs
+    (`CROWDED`), never adding to it after: a test reading its pages while another worker added payments would
+    see them move. Its tests run last (`fill`), so that the events of its payments hold up no other test's
+    deliveries. The cap on simulated payments per link is not shown: a target whose cap is below `n` cannot
+    show `shows`, and the test is skipped. The payments go out over the key pool where there is one
+    (`pool.spread`)."""
+    size = max(n, CROWDED)
+
+    def make() -> list[Any]:
+        link_id, held = sent_link(api, contract, unique)["id"], 0
+        with spread(api) as client:  # with a key pool, not a minute of one key's window
+            while held < size:
+                ex = simulate(client(), link_id, unique("pref"))
+                if ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") == "BAD_REQUEST":
+                    break
+                expect_status(ex, 200, "simulating a payment")
+                held += 1
+        return [link_id, held]
+
+    link_id, held = runwide.shared(shared_scope(api), f"link crowded with {size} payments", make)
+    if held < n:
+        pytest.skip(f"the target caps simulated payments at {held} per link ('already at the maximum "
+                    f"number of simulated payments'), below the {n} that tell {shows} apart")
+    return link_id, held
 
 
 def force(api: Api, payment_id: str, action: str, **kw: Any) -> Exchange:

@@ -16,6 +16,7 @@ from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_status
 from payconform.placeholders import fill
 
+from . import runwide
 from .accounts import method_body, with_account_tail
 from .answers import member
 from .balance import keep_funded
@@ -23,11 +24,9 @@ from .profile import corridors, items, setup_call, success
 from .recipients import create_recipient, first_destination, post_recipient, recipient_body
 from .schemas import component
 from .schemas import problems as schema_problems
-from .types import Scope, Unique, shared_scope
+from .types import Unique, shared_scope
 
 DEFAULT = "default"
-# (scope, scenario) -> a destination this worker made there: paid, never changed
-_DESTINATIONS: dict[tuple[Scope, str], str] = {}
 
 
 def timeline(contract: Contract) -> dict[str, Any]:
@@ -48,22 +47,22 @@ def scenario_destination(api: Api, contract: Contract, unique: Unique, scenario:
     """Keeps the balance funded (`keep_funded`) and returns the `destinationAccountId` of a recipient whose
     account identifier ends in `scenario` (the profile's default account picks no scenario). A test only pays
     that destination, so with the profile's example method it is made once per organization, mode and scenario
-    in this worker and reused (`_DESTINATIONS`); `method` (a `method_body`) replaces the example and makes a new
+    in the run and reused (`runwide`); `method` (a `method_body`) replaces the example and makes a new
     recipient, and so does `own` (payouts whose bodies differ only in their destination: the duplicate-body guard)."""
     keep_funded(api, contract)
-    shared = (shared_scope(api), scenario)
-    if method is None and not own and shared in _DESTINATIONS:
-        return _DESTINATIONS[shared]
-    body = recipient_body(contract, unique)
-    if method is not None:
-        body["paymentMethod"] = method
-    if scenario != DEFAULT:
-        details = body["paymentMethod"]["recipientDetails"]
-        body["paymentMethod"]["recipientDetails"] = with_account_tail(details, scenario)
-    destination = first_destination(post_recipient(api, contract, body).json)
+
+    def make() -> str:
+        body = recipient_body(contract, unique)
+        if method is not None:
+            body["paymentMethod"] = method
+        if scenario != DEFAULT:
+            details = body["paymentMethod"]["recipientDetails"]
+            body["paymentMethod"]["recipientDetails"] = with_account_tail(details, scenario)
+        return first_destination(post_recipient(api, contract, body).json)
+
     if method is None and not own:
-        _DESTINATIONS[shared] = destination
-    return destination
+        return runwide.shared(shared_scope(api), f"destination {scenario}", make)
+    return make()
 
 
 def payable_destination(api: Api, contract: Contract, unique: Unique) -> str:
@@ -131,14 +130,11 @@ def crypto_corridor(contract: Contract) -> str:
 def crypto_payout_body(api: Api, contract: Contract, unique: Unique) -> dict[str, Any]:
     """A payout body (its own reference) to a recipient of the profile's first crypto corridor. A test only pays
     that recipient, so, like the fiat ones of `scenario_destination`, it is made once per organization and mode
-    in this worker and reused (`_DESTINATIONS`)."""
+    in the run and reused (`runwide`)."""
     corridor = crypto_corridor(contract)
-    shared = (shared_scope(api), f"crypto:{corridor}")
-    if shared not in _DESTINATIONS:
-        recipient = create_recipient(api, contract, unique, paymentMethod=method_body(contract, corridor))
-        _DESTINATIONS[shared] = first_destination(recipient)
-    return payout_body(contract, _DESTINATIONS[shared], unique("ref"),
-                       destinationCurrency=corridors(contract)[corridor]["currency"])
+    destination = runwide.shared(shared_scope(api), f"destination crypto:{corridor}", lambda: first_destination(
+        create_recipient(api, contract, unique, paymentMethod=method_body(contract, corridor))))
+    return payout_body(contract, destination, unique("ref"), destinationCurrency=corridors(contract)[corridor]["currency"])
 
 
 def create_self_funded(api: Api, contract: Contract, unique: Unique) -> Exchange:

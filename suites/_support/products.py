@@ -10,10 +10,9 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 from payconform.placeholders import fill
 
+from . import runwide
 from .profile import items, setup_call
-from .types import Scope, Unique, shared_scope
-
-_NAME_HOLDER: dict[Scope, str] = {}  # per organization and mode: the product `expect_name_free` renames
+from .types import Unique, shared_scope
 
 
 def product_body(contract: Contract, unique: Unique, **fields: Any) -> dict[str, Any]:
@@ -46,19 +45,22 @@ def products_named(api: Api, contract: Contract, name: str) -> list[dict]:
 def expect_name_free(api: Api, body: dict[str, Any], what: str) -> None:
     """No active product is called ``body["name"]``, so the refused create of ``body`` did not run (Endpoints >
     Checkout: POST /products "409 name already exists", PATCH /products/{productId} "409 another active product
-    has the name"): the worker's name holder (`_NAME_HOLDER`), renamed to it, answers 200; the first time, a
-    create of ``body`` answers 201 and becomes the holder. A rename leaves no row for the run's cleanup to
-    remove, where a create per check left one."""
-    shared = shared_scope(api)
+    has the name"): the run's name holder (`runwide`, per organization and mode), renamed to it, answers 200;
+    the first time, a create of ``body`` answers 201 and becomes the holder. A rename leaves no row for the
+    run's cleanup to remove, where a create per check left one."""
     ran = "the refused request must not have run"
-    if shared not in _NAME_HOLDER:
+    created: list[Exchange] = []
+
+    def create() -> str | None:
         ex = api.op("createCheckoutProduct", json=body)
         expect_status(ex, 201, f"creating product {body['name']!r} after {what}: {ran} (a 409 means it created "
                                "the product)")
-        made = ex.json.get("id") if isinstance(ex.json, dict) else None
-        if isinstance(made, str):
-            _NAME_HOLDER[shared] = made
+        created.append(ex)
+        return ex.json.get("id") if isinstance(ex.json, dict) else None
+
+    holder = runwide.shared(shared_scope(api), "name holder", create, lambda made: isinstance(made, str))
+    if created:
         return
-    ex = api.op("updateCheckoutProduct", productId=_NAME_HOLDER[shared], json={"name": body["name"]})
+    ex = api.op("updateCheckoutProduct", productId=holder, json={"name": body["name"]})
     expect_status(ex, 200, f"renaming a product to {body['name']!r} after {what}: {ran} (a 409, another active "
                            "product has the name, means it created the product)")

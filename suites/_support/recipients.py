@@ -101,7 +101,9 @@ def refused_recipient_update(api: Api, unique: Unique) -> Exchange:
 def untouched_recipient(api: Api, contract: Contract, unique: Unique) -> dict[str, Any]:
     """A recipient the tests of refused method changes share (a refusal must leave it as it was), as last read:
     made once per organization and mode in this worker (`_UNTOUCHED`); each test compares its own read after
-    the refusal (`reread`) with this. A recipient per test cost its create and the run's cleanup delete."""
+    the refusal (`reread`) with this. A recipient per test cost its create and the run's cleanup delete. Not
+    shared by the run (`runwide`): a target may legally take a method the profile thought incomplete (a
+    defaulted `chain`), and another worker's last reading would not know of it."""
     shared = shared_scope(api)
     if shared not in _UNTOUCHED:
         _UNTOUCHED[shared] = create_recipient(api, contract, unique)

@@ -1,6 +1,6 @@
 """Samples: the fewest requests that end in one documented answer, a success or a refusal whose `type` the
 spec names for that situation. Tests that must hold on every response (content type, request id, error body)
-run over the samples instead of each inventing its own requests, and read one answer per sample: a worker
+run over the samples instead of each inventing its own requests, and read one answer per sample: a run
 sends each sample once per organization (`Sample.answer`), and each test checks its own rule on it."""
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect_status
 
+from . import runwide
 from .products import product_body
-from .types import Scope, Unique, shared_scope
-
-_ANSWERS: dict[tuple[Scope, str], Exchange] = {}  # (scope, sample) -> its answer, sent once in this worker
+from .types import Unique, shared_scope
 
 
 @dataclass(frozen=True)
@@ -33,12 +32,10 @@ class Sample:
         return self.name
 
     def answer(self, api: Api, contract: Contract, unique: Unique) -> Exchange:
-        """The sample's answer, sent the first time a test of this worker asks for it in `api`'s organization:
-        the rules about every response are checked on one exchange, each by its own test."""
-        shared = (shared_scope(api), self.name)
-        if shared not in _ANSWERS:
-            _ANSWERS[shared] = self.send(api, contract, unique)
-        return _ANSWERS[shared]
+        """The sample's answer, sent the first time a test of the run asks for it in `api`'s organization
+        (`runwide`): the rules about every response are checked on one exchange, each by its own test."""
+        return runwide.exchange_of(runwide.shared(shared_scope(api), f"sample {self.name}",
+                                                  lambda: runwide.exchange_json(self.send(api, contract, unique))))
 
 
 def _idempotency_conflict(api: Api, contract: Contract, unique: Unique) -> Exchange:

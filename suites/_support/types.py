@@ -10,7 +10,7 @@ Unique = Callable[[str], str]
 """The `unique` fixture: a fresh value with the given prefix, so that no two tests (or runs) collide."""
 
 Scope = tuple[str, str | None, bool]
-"""Where an object a worker shares between tests lives: base URL, organization, live mode (`shared_scope`)."""
+"""Where an object the run's tests share lives: base URL, organization, live mode (`shared_scope`, `runwide`)."""
 
 
 def shared_scope(api: Api) -> Scope:
