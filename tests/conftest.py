@@ -1,5 +1,5 @@
 """Session hooks of the project's tests: the target-shape runs start in the background as soon as their tests
-are collected (`tests/conformance/shapes_launch.py`)."""
+are collected, and their tests come last (`tests/conformance/shapes_launch.py`)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ def pytest_configure_node(node) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
     shapes_launch.collected(node.config, ids)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    shapes_launch.last(items)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -63,6 +63,13 @@ def collected(config: pytest.Config, nodeids: list[str]) -> None:
     (OUT / LAUNCH).write_text(json.dumps({"token": config.stash[_token], "pid": proc.pid}), encoding="utf-8")
 
 
+def last(items: list[pytest.Item]) -> None:
+    """The shape tests at the end of the collection: they hold a worker while they wait for the runs, so they
+    are scheduled after everything else (xdist's `loadgroup` hands out multi-test groups first, then single
+    tests in collection order; the shape tests are in no group), when little or nothing of the runs is left."""
+    items.sort(key=lambda item: item.nodeid.startswith(SHAPES_TEST))
+
+
 def unconfigure(config: pytest.Config) -> None:
     """An interrupted session stops its runs, the reference server and the runs' workers with them."""
     proc = config.stash.get(_proc, None)

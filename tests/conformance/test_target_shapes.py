@@ -2,7 +2,8 @@
 the no-operator shapes cover what a key can check, and the full shape loses nothing on a busy organization.
 
 Six whole-suite runs, minutes of real-time waits each: they start in the background when the session collects
-these tests (`shapes_launch`), so these tests only wait for what is left of them. `PAYCONFORM_SHAPES=0` leaves
+these tests (`shapes_launch`), and these tests come last, so they only wait for what is left of the runs (each
+worker that runs one reads the runs' summary). `PAYCONFORM_SHAPES=0` leaves
 them out; `benchmarks/target_shapes.py` prints the same figures.
 """
 
@@ -13,7 +14,7 @@ import pytest
 from . import shapes_launch
 from .shapes import RUN_TIMEOUT, ShapeRun, ShapeRuns
 
-pytestmark = [pytest.mark.shapes, pytest.mark.xdist_group("target-shapes"),
+pytestmark = [pytest.mark.shapes,
               pytest.mark.skipif(not shapes_launch.enabled(),
                                  reason=f"{shapes_launch.ENV_VAR}=0 leaves the six target-shape runs out")]
 
