@@ -5,7 +5,8 @@
 
 - refuses what must not be sent (``transport_guard``): another host than the target's, a live key on a
   request that could move money or write to checkout;
-- paces every attempt under the target's rate limits (``payconform.pacing``; ``paced_as`` the key sent);
+- paces every attempt under the target's rate limits (``payconform.pacing``; ``paced_as`` the key sent),
+  crediting the wait to the test's timeout (``payconform.timeouts``);
 - signs each attempt afresh in Mode B when given a ``Signer`` (so a retry is not a replay);
 - gives the request a total deadline (connect, send, whole answer: ``transport_http``) of the target's
   ``request_timeout``, and reads the answer while streaming up to ``max_body`` bytes (1 MiB by default):
@@ -41,6 +42,7 @@ from . import breaker as _breaker
 from . import pacing as _pacing
 from . import redact as _redact
 from . import results as _results
+from . import timeouts as _timeouts
 from .expect import failure_message, shorten
 from .transport_guard import SafetyError, check_host, check_live_key
 from .transport_http import DeadlineTransport, deadline
@@ -246,6 +248,7 @@ class Transport:
             attempts += 1
             pacer, credential = self.pacer, paced_as(key)
             waited = pacer.acquire(credential, method, url)
+            _timeouts.credit(waited)  # the run's own pacing: not the target's time
             _accounting.attempt(credential, pacer.route(method, url), exempt=pacer.exempts(credential),
                                 paced_seconds=waited)
             try:
