@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import REPORTS, SuiteRun, mutants
+from .conftest import FUZZ_KILLERS, REPORTS, SuiteRun, mutants
 
 pytestmark = pytest.mark.xdist_group("reference-runs")
 
@@ -24,6 +24,13 @@ def test_mutant_is_killed_by_a_test_of_its_requirement(name: str, mutant_runs: d
     killers = run.with_outcome("failed", "error")
     assert killers, (f"mutant {name!r} ({reqs}) survived: all {len(run.tests)} tests of its requirements passed: "
                      + ", ".join(t["nodeid"] for t in run.tests))
+
+
+def test_the_contract_fuzz_killers_are_mutants() -> None:
+    """The mutants that run the contract fuzz tests for their kill evidence exist (a renamed one would leave
+    those tests to the fuzz-* mutants alone, and the matrix would say so only as survivors)."""
+    missing = set(FUZZ_KILLERS) - {m["name"] for m in MUTANTS}
+    assert not missing, f"FUZZ_KILLERS names no registered mutant: {sorted(missing)}"
 
 
 def test_every_conformance_test_is_killed_by_a_mutant(pristine_run: SuiteRun,
