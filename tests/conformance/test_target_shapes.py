@@ -31,10 +31,17 @@ def _describe(run: ShapeRun) -> str:
     return f"{run.shape} run {run.round}: {run.row()}\n{run.run.describe_failures()}"
 
 
+def _headline(bad: list[ShapeRun]) -> str:
+    """One line naming each failed test of each bad run (a CI log may show only an assertion's first line)."""
+    return "; ".join(f"{run.shape} run {run.round}: "
+                     + (", ".join(run.run.with_outcome("failed", "error")) or f"exit {run.run.returncode}")
+                     for run in bad)
+
+
 def test_every_run_of_every_shape_fails_nothing(shape_runs: ShapeRuns) -> None:
     assert shape_runs.runs, "no shape was run"
     bad = [run for run in shape_runs.runs if not run.run.tests or run.counts["failed"] or run.run.returncode]
-    assert not bad, "\n\n".join(_describe(run) for run in bad)
+    assert not bad, _headline(bad) + "\n\n" + "\n\n".join(_describe(run) for run in bad)
 
 
 @pytest.mark.parametrize("shape", sorted(FLOORS))
