@@ -21,6 +21,7 @@ from typing import Iterator
 
 import pytest
 
+from payconform.cli.run import PYTEST_FLAGS
 from payconform.listing import ENV_VAR as LISTING_ENV
 from payconform.provision import provision_reference
 
@@ -44,6 +45,7 @@ MUTANT_FUZZ_MAX_REQUESTS = 600
 # matrix shows it); the other mutants are killed by their requirements' own tests.
 CONTRACT_FUZZ = ("suites/fuzz/test_stateless.py", "suites/fuzz/test_stateful.py")
 FUZZ_KILLERS = ("request-id-header-missing-on-errors", "error-status-as-string")
+LONG_FIRST = ("suites/fuzz/", "suites/limits/", "suites/events/")  # the parts whose mutant runs take longest
 
 
 @dataclass
@@ -92,8 +94,9 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
     with ForkedRefServer(mutant=mutant) as server, tempfile.TemporaryDirectory(prefix="payconform-target-") as private:
-        # a selected run gets a larger key pool: its fuzz phase is paced by per-key budgets, not the CPU
-        target = provision_reference(server, **({"pool_size": MUTANT_POOL_SIZE} if select else {}))
+        # a selected run with the fuzz phase gets a larger key pool: the phase is paced by per-key budgets
+        fuzzing = bool(select) and any(f.startswith("suites/fuzz/") for f in files or [])
+        target = provision_reference(server, **({"pool_size": MUTANT_POOL_SIZE} if fuzzing else {}))
         target_file = target.dump(Path(private) / "target.yaml")
         report_dir = out_dir / "report"
         shutil.rmtree(report_dir, ignore_errors=True)
@@ -120,16 +123,16 @@ def _full_run(target_file: Path, report_dir: Path, workers: int) -> list[str]:
 
 def _selected_args(select: list[str], files: list[str], target_file: Path, report_dir: Path,
                    fuzz_budget: int | None) -> list[str]:
-    """pytest's arguments for only the files holding tests of the requirements, with only the pytest plugins
-    those files need (a mutant run is mostly start-up time: it is forked from a process that imported them,
-    see ``forked``). The fuzz phase runs at ``fuzz_budget``: a small one does, since a mutant the fuzz checks
+    """pytest's arguments for only the files holding tests of the requirements, with `payconform run`'s flags
+    (no assertion rewriting) and only the pytest plugins those files need (a mutant run is mostly start-up
+    time: it is forked from a process that imported them, see ``forked``). The fuzz phase runs at ``fuzz_budget``: a small one does, since a mutant the fuzz checks
     see breaks every answer of its kind."""
     text = "".join((ROOT / f).read_text(encoding="utf-8") for f in files)
-    unneeded = ["allure_pytest", "anyio", "benchmark", "xdist", "xdist.looponfail"]
+    unneeded = ["allure_pytest", "anyio", "xdist", "xdist.looponfail"]
     unneeded += [plugin for plugin, module in (("schemathesis", "schemathesis"), ("hypothesispytest", "hypothesis"))
                  if module not in text]
     return [*(files or ["suites"]),
-            "-o", "addopts=", "-p", "no:cacheprovider", *(a for p in unneeded for a in ("-p", f"no:{p}")), "-q",
+            "-o", "addopts=", *PYTEST_FLAGS, *(a for p in unneeded for a in ("-p", f"no:{p}")), "-q",
             "--target", str(target_file), "--report-dir", str(report_dir), "--select", ",".join(select),
             *(["--fuzz-budget", str(fuzz_budget), "--fuzz-max-requests", str(MUTANT_FUZZ_MAX_REQUESTS)]
               if fuzz_budget else [])]
@@ -170,13 +173,16 @@ def mutant_files(tests: list[dict], mutant: str, reqs: list[str]) -> list[str]:
 @pytest.fixture(scope="session")
 def reference_runs() -> dict[str, SuiteRun]:
     """The pristine run and every mutant run, side by side: the pristine run waits on the pacer, the mutant runs
-    on the CPU. Runs with the fuzz phase go first: they wait on the pacer longest, and the short ones fill the
-    gaps. The mutant runs select their files from the collected suite, so they need not wait for the pristine run."""
+    on the CPU. The long runs go first (`LONG_FIRST`: the fuzz phase, then the limits and events files, which wait
+    on the pacer and on deliveries for up to a minute), and the short ones fill the gaps. The mutant runs select
+    their files from the collected suite, so they need not wait for the pristine run."""
     listing = suite_listing()
     assert listing, "collecting the suites listed no conformance test"
     jobs = {m["name"]: {"mutant": m["name"], "select": m["reqs"], "files": mutant_files(listing, m["name"], m["reqs"])}
             for m in mutants()}
-    order = sorted(jobs, key=lambda name: not any(f.startswith("suites/fuzz/") for f in jobs[name]["files"]))
+    order = sorted(jobs, key=lambda name: min((rank for rank, part in enumerate(LONG_FIRST)
+                                                if any(f.startswith(part) for f in jobs[name]["files"])),
+                                               default=len(LONG_FIRST)))
     forked.start()
     return run_many({PRISTINE: {"workers": 2}, **{name: jobs[name] for name in order}}, parallel=5)
 
