@@ -18,6 +18,7 @@ from payconform.transport import observe
 
 from ._support import runwide
 from ._support.leftovers import LEFTOVERS
+from ._support.machines import plan_walks
 from ._support.pool import spread
 from ._support.reach import unreachable
 from ._support.realtime import REAL_TIME, Timed
@@ -58,6 +59,11 @@ def timed(request: pytest.FixtureRequest, own_org) -> Timed:
     return Timed(org.api, clock)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "payout_walk(scenario, reads=1): reads a real-time walk of the payout "
+                            "scenario (`_support.machines.scenario_walk`), `reads` times a step")
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     runwide.use(run_dir(session.config))
 
@@ -65,6 +71,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     observe(LEFTOVERS.note)
     observe(SEEN.note)
+    plan_walks(session.items)
 
 
 @pytest.hookimpl(tryfirst=True)  # before the plugin hands this worker's request counts over: the sweep counts

@@ -8,7 +8,7 @@ never moved backwards on the way. How far to move the clock is the profile's (`s
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from payconform.client import Api, Exchange
@@ -22,6 +22,7 @@ from .types import Unique, shared_scope
 
 RETURNED = "0004"  # the profile's scenario whose payout completes, then comes back (sandbox.payout_scenarios)
 REREAD = 3  # reads per step of the walks whose repeated reads are checked (a read that goes back is the check)
+PLAN: dict[str, int] = {}  # scenario -> reads a step, of the run's tests that read a real-time walk (`plan_walks`)
 
 
 def scenario_rows(name: str = "payout") -> list[tuple[dict, str, bool]]:
@@ -51,15 +52,38 @@ def walk(api: Api, clock: Any, org_id: str, contract: Contract, payout_id: str, 
          seconds: float | None = None, until: Callable[[list[Reading]], bool] | None = None) -> list[Reading]:
     """Reads the payout now and after every profile step of the organization's clock, up to `seconds`
     (default: the profile's `settle_seconds`), or until the readings satisfy `until`."""
+    return walk_together(api, clock, org_id, contract, {payout_id: (reads_per_step, until)}, seconds=seconds)[payout_id]
+
+
+def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
+                  payouts: Mapping[str, tuple[int, Callable[[list[Reading]], bool] | None]], *,
+                  seconds: float | None = None) -> dict[str, list[Reading]]:
+    """`walk` of several payouts side by side (payout id -> (reads a step, until)): each is read after every
+    step until its own walk ends, and the clock moves until the last one has."""
     tl = timeline(contract)
     step, end = float(tl["step_seconds"]), float(seconds if seconds is not None else tl["settle_seconds"])
-    readings, elapsed = [], 0.0
+    readings: dict[str, list[Reading]] = {payout_id: [] for payout_id in payouts}
+    walking, elapsed = list(payouts), 0.0
     while True:
-        readings += [Reading(elapsed, read_payout(api, payout_id)) for _ in range(reads_per_step)]
-        if elapsed >= end or (until is not None and until(readings)):
+        for payout_id in list(walking):
+            reads, until = payouts[payout_id]
+            readings[payout_id] += [Reading(elapsed, read_payout(api, payout_id)) for _ in range(reads)]
+            if elapsed >= end or (until is not None and until(readings[payout_id])):
+                walking.remove(payout_id)
+        if not walking:
             return readings
         clock.advance(org_id, step)
         elapsed += step
+
+
+def plan_walks(items: Iterable[Any]) -> None:
+    """What the run's selected tests need walked in real time: each `payout_walk(scenario, reads)` marker of a
+    collected test, the most reads a step per scenario (`scenario_walk` walks them all together)."""
+    PLAN.clear()
+    for item in items:
+        for mark in item.iter_markers("payout_walk"):
+            scenario, reads = mark.args[0], int(mark.kwargs.get("reads", 1))
+            PLAN[scenario] = max(PLAN.get(scenario, 0), reads)
 
 
 def scenario_walk(timed: Timed, contract: Contract, unique: Unique, scenario: str,
@@ -72,23 +96,29 @@ def scenario_walk(timed: Timed, contract: Contract, unique: Unique, scenario: st
     and every test of it that needs no more reads a step reads those readings (`runwide`: a worker asking while
     another walks waits for that walk, the same real time as its own; a test that needs more reads walks anew,
     and its walk is shared from then on): a payout and a walk per test cost their requests and their real time
-    each."""
+    each. The first such test walks every scenario the run's tests need (`PLAN`) side by side: the walks take
+    the real time of the longest, not of all of them one after another."""
     api, clock = timed.api, timed.clock
     if clock is not REAL_TIME:
         payout_id = create_payout(api, contract, unique, scenario).json["payoutId"]
         return payout_id, walk(api, clock, api.org_id, contract, payout_id, until=until,
                                reads_per_step=reads_per_step)
 
-    def make() -> dict[str, Any]:
-        payout_id = create_payout(api, contract, unique, scenario).json["payoutId"]
-        readings = walk(api, clock, api.org_id, contract, payout_id, until=_ended(scenario),
-                        reads_per_step=reads_per_step)
-        return {"payoutId": payout_id, "reads_per_step": reads_per_step,
-                "readings": [[r.elapsed, runwide.exchange_json(r.ex)] for r in readings]}
+    plan = {**PLAN, scenario: max(PLAN.get(scenario, 0), reads_per_step)}
+    names = {f"walk of payout scenario {s}": s for s in plan}
 
-    held = runwide.shared(shared_scope(api), f"walk of payout scenario {scenario}", make,
-                          lambda made: made["reads_per_step"] >= reads_per_step)
-    return held["payoutId"], [Reading(elapsed, runwide.exchange_of(ex)) for elapsed, ex in held["readings"]]
+    def make(wanted: list[str]) -> dict[str, Any]:
+        scenarios = [names[name] for name in wanted]
+        ids = {s: create_payout(api, contract, unique, s).json["payoutId"] for s in scenarios}
+        walked = walk_together(api, clock, api.org_id, contract, {ids[s]: (plan[s], _ended(s)) for s in scenarios})
+        return {name: {"payoutId": ids[s], "reads_per_step": plan[s],
+                       "readings": [[r.elapsed, runwide.exchange_json(r.ex)] for r in walked[ids[s]]]}
+                for name, s in zip(wanted, scenarios)}
+
+    held = runwide.shared_together(shared_scope(api), {
+        name: (lambda made, n=plan[s]: made["reads_per_step"] >= n) for name, s in names.items()}, make)
+    mine = held[f"walk of payout scenario {scenario}"]
+    return mine["payoutId"], [Reading(elapsed, runwide.exchange_of(ex)) for elapsed, ex in mine["readings"]]
 
 
 def _ended(scenario: str) -> Callable[[list[Reading]], bool]:

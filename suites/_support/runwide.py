@@ -21,8 +21,8 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -59,20 +59,37 @@ def making() -> bool:
 def shared(scope: Scope, name: str, make: Callable[[], T], enough: Callable[[T], bool] = lambda _: True) -> T:
     """The run's value `name` in `scope`: `make()` the first time any worker asks, read from then on. A value
     `enough` rejects (a walk with fewer reads a step than this caller needs) is made anew and replaces it."""
-    key = _key(scope, name)
-    held = _local.get(key, _MISSING)
-    if held is not _MISSING and enough(held):
-        return held
-    found = _read(key)
-    if found is not _MISSING and enough(found):
-        _local[key] = found
-        return found
-    with _locked(key):
-        found = _read(key)
-        if found is _MISSING or not enough(found):
-            found = _write(key, _made(make))
-        _local[key] = found
-        return found
+    return shared_together(scope, {name: enough}, lambda names: {name: make()})[name]
+
+
+def shared_together(scope: Scope, wanted: Mapping[str, Callable[[Any], bool]],
+                    make: Callable[[list[str]], Mapping[str, Any]]) -> dict[str, Any]:
+    """The run's values named in `wanted` (name -> its `enough`), as `shared` gives one: those no worker has
+    made (or made enough of) are made by one `make(names)` call that returns each of them (payouts walked
+    together in real time, side by side instead of one after another), under the locks of all of them, taken
+    in name order."""
+    keys = {name: _key(scope, name) for name in wanted}
+    out: dict[str, Any] = {}
+
+    def take(name: str, local: bool) -> bool:
+        found = _local.get(keys[name], _MISSING) if local else _read(keys[name])
+        if found is _MISSING or not wanted[name](found):
+            return False
+        out[name] = _local[keys[name]] = found
+        return True
+
+    missing = sorted(n for n in wanted if not take(n, True) and not take(n, False))
+    if not missing:
+        return out
+    with ExitStack() as locks:
+        for name in missing:
+            locks.enter_context(_locked(keys[name]))
+        still = [n for n in missing if not take(n, False)]
+        if still:
+            made = _made(lambda: make(still))
+            for name in still:
+                out[name] = _local[keys[name]] = _write(keys[name], made[name])
+    return out
 
 
 def update(scope: Scope, name: str, change: Callable[[Any], T]) -> T:

@@ -31,11 +31,12 @@ from .._support.realtime import REAL_TIME, Timed
 from .._support.types import Unique
 
 ROWS = scenario_rows()
-# the tests that read a worker's walk of their scenario (`scenario_walk`) run on one worker, in this order (the
-# repeated reads first: their walk reads three times a step and serves the others), so that each scenario is
-# walked once in real time; the first to read one may wait out its whole walk (a bank return
-# comes 90 s after creation, read three times a step, on a key other tests are spending too)
+# the tests that read a walk of their scenario (`scenario_walk`) run on one worker, so that each scenario is
+# walked once in real time: the first to read one walks every scenario the selected tests name (`payout_walk`)
+# side by side, and may wait out the longest (a bank return comes 90 s after creation, read three times a step
+# for the repeated reads, on a key other tests are spending too)
 WALKS = pytest.mark.xdist_group("payout-scenario-walks")
+WALK = pytest.mark.payout_walk
 WALK_TIME = pytest.mark.timeout(300)
 
 
@@ -48,7 +49,7 @@ def _case_id(case: tuple[dict, str, bool]) -> str:
 @WALK_TIME
 @pytest.mark.req("ORDER-READ", "PAYOUT-ONLY-FORWARD-FROM-COMPLETED")
 @pytest.mark.needs("profile")
-@pytest.mark.parametrize("scenario", [DEFAULT, "0004"])
+@pytest.mark.parametrize("scenario", [pytest.param(s, marks=WALK(s, reads=REREAD)) for s in (DEFAULT, RETURNED)])
 def test_repeated_reads_never_go_backwards(scenario: str, timed: Timed, contract: Contract, unique: Unique) -> None:
     """Read three times after every step, the payout is never seen in an earlier state than before (in real
     time, until it has completed, and for scenario 0004 come back: the worker's walk of the scenario)."""
@@ -63,7 +64,7 @@ def test_repeated_reads_never_go_backwards(scenario: str, timed: Timed, contract
 ])
 @pytest.mark.parametrize("case", [
     pytest.param(c, marks=[pytest.mark.req(c[0]["id"], "PAYOUT-STATES"),
-                           *([] if c[2] else [pytest.mark.needs("operator", "clock")])], id=_case_id(c))
+                           *([WALK(c[1])] if c[2] else [pytest.mark.needs("operator", "clock")])], id=_case_id(c))
     for c in ROWS])
 @pytest.mark.needs("profile")
 def test_transition_row(case: tuple[dict, str, bool], timed: Timed, contract: Contract, unique: Unique) -> None:
@@ -104,6 +105,7 @@ def test_accepted_payout_is_pending(api, contract: Contract, unique: Unique) -> 
 
 @WALKS
 @WALK_TIME
+@WALK(DEFAULT)
 @pytest.mark.req("PAYOUT-COMPLETED-AT", "PAYOUT-T-COMPLETED")
 @pytest.mark.needs("profile")
 def test_completed_at_is_null_until_completed(timed: Timed, contract: Contract, unique: Unique) -> None:
@@ -124,6 +126,7 @@ def test_completed_at_is_null_until_completed(timed: Timed, contract: Contract, 
 
 @WALKS
 @WALK_TIME
+@WALK("0003")
 @pytest.mark.req("PAYOUT-T-FAILED", "PAYOUT-FAILURE-CODE", "PAYOUT-FUNDS-RETURNED", "PAYOUT-COMPLETED-AT-FAILED-CANCELED")
 @pytest.mark.needs("profile")
 def test_failed_payout_names_its_failure(timed: Timed, contract: Contract, unique: Unique) -> None:
@@ -142,6 +145,7 @@ def test_failed_payout_names_its_failure(timed: Timed, contract: Contract, uniqu
 
 @WALKS
 @WALK_TIME
+@WALK("0003")
 @pytest.mark.req("ERR-ACCEPTED-FAILED-NOT-ERROR")
 @pytest.mark.needs("profile")
 def test_a_failed_payout_is_not_an_error_response(timed: Timed, contract: Contract, unique: Unique) -> None:
@@ -161,6 +165,7 @@ def test_a_failed_payout_is_not_an_error_response(timed: Timed, contract: Contra
 
 @WALKS
 @WALK_TIME
+@WALK(RETURNED)
 @pytest.mark.req("PAYOUT-T-RETURNED", "PAYOUT-RETURN-BODY", "PAYOUT-COMPLETED-AT-RETURNED",
                  "PAYOUT-COMPLETED-NOT-TERMINAL")
 @pytest.mark.needs("profile")

@@ -140,3 +140,22 @@ def test_rows_made_for_the_run_are_left_to_the_controller(tmp_path: Path) -> Non
     assert set(worker.rows) == {("recipient", "rcp_own")}
     controller.take_over(tmp_path)
     assert set(controller.rows) == {("recipient", "rcp_shared")}
+
+
+def test_values_wanted_together_are_made_by_one_make_and_only_the_missing_ones(tmp_path: Path) -> None:
+    """`shared_together`: what no worker made is made in one call (the walks side by side); a value already made,
+    and enough, is read, never made again; one no longer enough is made anew with what is missing."""
+    runwide.use(tmp_path)
+    calls: list[list[str]] = []
+
+    def make(names: list[str]) -> dict:
+        calls.append(names)
+        return {name: {"reads": 3 if name == "b" else 1} for name in names}
+
+    first = runwide.shared_together(SCOPE, {"a": lambda v: True, "b": lambda v: True}, make)
+    assert first == {"a": {"reads": 1}, "b": {"reads": 3}} and calls == [["a", "b"]]
+    runwide.use(tmp_path)  # another worker of the run: reads what the first made
+    again = runwide.shared_together(SCOPE, {"a": lambda v: True, "b": lambda v: True, "c": lambda v: True}, make)
+    assert again["a"] == first["a"] and calls == [["a", "b"], ["c"]]
+    more = runwide.shared_together(SCOPE, {"a": lambda v: v["reads"] >= 3, "b": lambda v: v["reads"] >= 3}, make)
+    assert calls[-1] == ["a"] and more["b"] == {"reads": 3}
