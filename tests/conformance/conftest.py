@@ -125,8 +125,8 @@ def _selected_args(select: list[str], files: list[str], target_file: Path, repor
                    fuzz_budget: int | None) -> list[str]:
     """pytest's arguments for only the files holding tests of the requirements, with `payconform run`'s flags
     (no assertion rewriting) and only the pytest plugins those files need (a mutant run is mostly start-up
-    time: it is forked from a process that imported them, see ``forked``). The fuzz phase runs at ``fuzz_budget``: a small one does, since a mutant the fuzz checks
-    see breaks every answer of its kind."""
+    time: it is forked from a process that imported them, see ``forked``). The fuzz phase runs at
+    ``fuzz_budget``: a small one does, since a mutant the fuzz checks see breaks every answer of its kind."""
     text = "".join((ROOT / f).read_text(encoding="utf-8") for f in files)
     unneeded = ["allure_pytest", "anyio", "xdist", "xdist.looponfail"]
     unneeded += [plugin for plugin, module in (("schemathesis", "schemathesis"), ("hypothesispytest", "hypothesis"))

@@ -7,6 +7,8 @@ import socket
 import threading
 from types import SimpleNamespace
 
+import pytest
+
 from payconform import timeouts
 from payconform.pacing import NoPacer
 from payconform.transport import Transport
@@ -40,6 +42,8 @@ def test_without_the_credit_the_same_test_times_out(pytester) -> None:
 
 
 def test_outside_a_timed_test_nothing_is_armed() -> None:
+    if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        pytest.skip("this session times its tests with an interval timer (pytest --timeout)")
     timeouts.credit(5.0)
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
 
