@@ -173,6 +173,15 @@ class Mailbox:
                 self.cond.wait(min(poll, max(0.0, deadline - time.monotonic())))
 
 
+class _ListeningServer(ThreadingHTTPServer):
+    """A thread per connection, and room for a sender's burst of connections while this process is busy
+    (the standard library queues 5: one more is refused or dropped, and a sender takes that for a dead
+    receiver and puts off the endpoint's deliveries by its first retry delay)."""
+
+    daemon_threads = True
+    request_queue_size = 128
+
+
 class Receiver:
     """The loopback server: one per process; `mailbox()` hands out a fresh path."""
 
@@ -180,8 +189,7 @@ class Receiver:
         host, _, port = listen.rpartition(":")
         self._boxes: dict[str, Mailbox] = {}
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer((host or "127.0.0.1", int(port or 0)), self._handler())
-        self._server.daemon_threads = True
+        self._server = _ListeningServer((host or "127.0.0.1", int(port or 0)), self._handler())
         bound_host, bound_port = self._server.server_address[:2]
         self.base_url = (public_url or f"http://{bound_host}:{bound_port}").rstrip("/")
         self._thread = threading.Thread(target=self._server.serve_forever, name="webhook-receiver", daemon=True)

@@ -29,10 +29,13 @@ endpoint. Runs overlap: the background run starts every 15 seconds whether or no
 an operator's flush runs at once. Each endpoint's deliveries go out under that endpoint's lock, and a delivery
 is read again just before its attempt and skipped once another run has sent it; so a long run (a busy
 organization's backlog: every event goes to every endpoint, and a new endpoint gets the last ten minutes'
-events) holds up neither a new endpoint's deliveries nor a flush beyond the endpoints they share.
+events) holds up neither a new endpoint's deliveries nor a flush beyond the endpoints they share. An
+operator's flush (`flush`) waits for its run up to `flush_bound` seconds and lets a longer one go on in the
+background, so the operator's call answers within its client's timeout; the suite polls again, and each poll
+is another flush.
 
 Patch points for mutants (attributes of this instance): `ladder`, `jitter`, `timeout`, `connect_timeout`,
-`concurrency`, `serialize`, `timestamp`, `signed_content`, `headers`, `secrets_for`, `is_success`,
+`concurrency`, `flush_bound`, `serialize`, `timestamp`, `signed_content`, `headers`, `secrets_for`, `is_success`,
 `disable_unhealthy`, `announce`, `settle_due`, and the hooks `after_attempt(client, delivery)` (after each
 attempt of a run; one endpoint's attempts come in order, other endpoints' may interleave) and
 `end_of_run(client)` (after its last), which may send more with `request(delivery)`.
@@ -101,6 +104,7 @@ class Dispatcher:
         self.timeout = 5.0
         self.connect_timeout = 2.0
         self.concurrency = 16
+        self.flush_bound = 20.0
         self.serialize = serialize
         self.signed_content = signed_content
         self.headers = delivery_headers
@@ -126,15 +130,26 @@ class Dispatcher:
         """A run every `interval` seconds, whether or not the last one has ended (see the module's docstring)."""
         while True:
             await asyncio.sleep(self.interval)
-            task = asyncio.get_running_loop().create_task(self._background_run())
-            self._runs.add(task)
-            task.add_done_callback(self._runs.discard)
+            self._start()
 
-    async def _background_run(self) -> int:
+    async def flush(self, org_id: str) -> None:
+        """An operator's run for one organization, waited for up to `flush_bound` seconds (see the module's
+        docstring)."""
+        self.ensure_running()
+        await asyncio.wait({self._start(org_id)}, timeout=self.flush_bound)
+
+    def _start(self, org_id: str | None = None) -> asyncio.Task[int]:
+        """A run in the background, kept from the collector until it ends."""
+        task = asyncio.get_running_loop().create_task(self._background_run(org_id))
+        self._runs.add(task)
+        task.add_done_callback(self._runs.discard)
+        return task
+
+    async def _background_run(self, org_id: str | None = None) -> int:
         try:
-            return await self.run()
+            return await self.run(org_id)
         except Exception:
-            log.exception("dispatcher tick failed")
+            log.exception("dispatcher run failed")
             return 0
 
     async def run(self, org_id: str | None = None) -> int:

@@ -144,3 +144,23 @@ def test_dead_endpoints_do_not_delay_a_live_one(ref: Reference, org: Org, live: 
     assert len(failed) == EVENTS * len(dead)
     assert all(r["status"] == "failed" and r["attempts"] == 1 and r["last_error"] for r in failed)
     assert all(r["next_attempt_at"] > iso(ref.clock.now(org.id)) for r in failed)  # retried on the ladder
+
+
+def test_an_operator_flush_answers_within_its_bound_and_the_run_goes_on(ref: Reference, org: Org, slow: Live) -> None:
+    """A flush whose run outlasts `flush_bound` (a busy organization's backlog) returns at the bound, so the
+    operator's call answers within its client's timeout; the run goes on and sends every delivery once."""
+    ref.dispatcher.interval = 3600.0
+    ref.dispatcher.flush_bound = SLOW * 2
+    _register(org, slow.url)
+    backlog = _record(ref, org.id, BACKLOG)
+
+    async def flush_then_rest() -> tuple[float, int]:
+        started = time.monotonic()
+        await ref.dispatcher.flush(org.id)
+        answered, sent_by_then = time.monotonic() - started, len(slow.arrivals)
+        await asyncio.gather(*ref.dispatcher._runs)
+        return answered, sent_by_then
+
+    answered, sent_by_then = asyncio.run(flush_then_rest())
+    assert answered < SLOW * 4 and sent_by_then < BACKLOG, (answered, sent_by_then)
+    assert [event_id for _, event_id in slow.arrivals] == backlog

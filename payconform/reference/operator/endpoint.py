@@ -62,7 +62,7 @@ def guarded(ref: Reference, route: OperatorRoute,
             with ref.store.tx():
                 status, answer = route.handler(ref, request, body)
             if route.dispatch:
-                await ref.dispatcher.run(request.path_params["orgId"])
+                await ref.dispatcher.flush(request.path_params["orgId"])
         except Exception as exc:
             err = as_api_error(exc, request.url.path, request_id_of(request))
             if audit is not None and authorized:
