@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         for line in run.run.describe_failures().splitlines():
             print(f"    {line}")
     print(f"server CPU over all runs: {runs.server_cpu:.1f} s")
+    for shape, deliveries in runs.deliveries.items():
+        print(f"webhook deliveries of the {shape} organization: {deliveries}")
     return 0
 
 

@@ -39,7 +39,7 @@ from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 from payconform.target import Target
 
-from . import shapes_launch
+from . import shape_deliveries, shapes_launch
 from .conftest import REPORTS, ROOT, SuiteRun
 
 SHAPES = ("full", "keys", "credentials")
@@ -87,6 +87,7 @@ class ShapeRun:
 class ShapeRuns:
     runs: list[ShapeRun] = field(default_factory=list)
     server_cpu: float = 0.0
+    deliveries: dict[str, dict] = field(default_factory=dict)  # per shape: `shape_deliveries.summary`
 
     def of(self, shape: str) -> list[ShapeRun]:
         return [r for r in self.runs if r.shape == shape]
@@ -96,13 +97,14 @@ class ShapeRuns:
         rows = [{"shape": r.shape, "round": r.round, "wall": r.wall, "cpu": r.cpu, "returncode": r.run.returncode,
                  "output": r.run.output[-20000:], "report_dir": str(r.run.report_dir)} for r in self.runs]
         part = path.with_suffix(".part")
-        part.write_text(json.dumps({"runs": rows, "server_cpu": self.server_cpu}, indent=1), encoding="utf-8")
+        part.write_text(json.dumps({"runs": rows, "server_cpu": self.server_cpu, "deliveries": self.deliveries},
+                                   indent=1), encoding="utf-8")
         part.replace(path)  # whole or not at all: the shape tests read it as soon as it exists
 
     @classmethod
     def load(cls, path: Path) -> ShapeRuns:
         data = json.loads(path.read_text(encoding="utf-8"))
-        out = cls(server_cpu=data["server_cpu"])
+        out = cls(server_cpu=data["server_cpu"], deliveries=data.get("deliveries") or {})
         for row in data["runs"]:
             report_dir = Path(row["report_dir"])
             results_file = report_dir / "results.json"
@@ -172,8 +174,8 @@ def run_shapes(shapes: tuple[str, ...] = SHAPES, rounds: int = ROUNDS, *, rate_l
     shape, the shapes of a round side by side (or one after another, in order)."""
     out_dir = out_dir or REPORTS / "shapes"
     out = ShapeRuns()
-    with RefServer(extra_args=limit_args(rate_limit, ip_rate_limit)) as server, \
-            tempfile.TemporaryDirectory(prefix="payconform-shapes-") as private:
+    with tempfile.TemporaryDirectory(prefix="payconform-shapes-") as private, \
+            RefServer(extra_args=limit_args(rate_limit, ip_rate_limit), db=Path(private) / "reference.db") as server:
         provisioned = {shape: provision_reference(server, rate_limit=rate_limit, ip_rate_limit=ip_rate_limit)
                        for shape in shapes}
         secrets = [server.operator_token, *(s for target in provisioned.values() for s in target.secrets())]
@@ -184,6 +186,8 @@ def run_shapes(shapes: tuple[str, ...] = SHAPES, rounds: int = ROUNDS, *, rate_l
                 out.runs += pool.map(lambda shape: _run(shape, round_, files[shape], out_dir, secrets,
                                                         list(extra or [])), shapes)
         out.server_cpu = _cpu_seconds(server.proc.pid) if server.proc else 0.0
+        out.deliveries = shape_deliveries.summary(Path(private) / "reference.db",
+                                                  {shape: str(target.org_id) for shape, target in provisioned.items()})
     return out
 
 

@@ -27,8 +27,10 @@ def shape_runs(pytestconfig: pytest.Config) -> ShapeRuns:
     return ShapeRuns.load(shapes_launch.summary(pytestconfig, timeout=2 * RUN_TIMEOUT))
 
 
-def _describe(run: ShapeRun) -> str:
-    return f"{run.shape} run {run.round}: {run.row()}\n{run.run.describe_failures()}"
+def _describe(run: ShapeRun, deliveries: dict[str, dict]) -> str:
+    """The run's counts and failures, and what the server did with its organization's webhook deliveries."""
+    return (f"{run.shape} run {run.round}: {run.row()}\n{run.run.describe_failures()}\n"
+            f"deliveries of the {run.shape} organization (both rounds): {deliveries.get(run.shape)}")
 
 
 def _headline(bad: list[ShapeRun]) -> str:
@@ -41,7 +43,7 @@ def _headline(bad: list[ShapeRun]) -> str:
 def test_every_run_of_every_shape_fails_nothing(shape_runs: ShapeRuns) -> None:
     assert shape_runs.runs, "no shape was run"
     bad = [run for run in shape_runs.runs if not run.run.tests or run.counts["failed"] or run.run.returncode]
-    assert not bad, _headline(bad) + "\n\n" + "\n\n".join(_describe(run) for run in bad)
+    assert not bad, _headline(bad) + "\n\n" + "\n\n".join(_describe(run, shape_runs.deliveries) for run in bad)
 
 
 @pytest.mark.parametrize("shape", sorted(FLOORS))
