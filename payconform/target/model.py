@@ -218,6 +218,14 @@ class Target:
             pool = [self.api_key]
         return pool
 
+    @property
+    def writers(self) -> list[str]:
+        """The keys of ``org_id`` that can make and remove its rows, to spread many such requests over: the pool,
+        and ``refunds_key``, which holds ``write`` (Endpoints > Checkout: a refund "needs a key with the
+        `refunds` scope (plus `write`)"); its own budget of requests is then not left idle."""
+        refunds = self.credentials.get("refunds_key")
+        return self.pool + ([refunds] if isinstance(refunds, str) and refunds and refunds not in self.pool else [])
+
     def credential(self, name: str) -> Any:
         return self.credentials.get(name)
 

@@ -1,10 +1,11 @@
-"""Many requests of one test, or of the end-of-run sweep, spread over the target's pool of equivalent keys.
+"""Many requests of one test, or of the end-of-run sweep, spread over the target's keys that can write.
 
 Many rows made or removed in the target's own organization with one key wait out that key's windows (100
 requests a minute): a link crowded with 101 payments held a worker a minute, the sweep of an embedded run's
-rows another. The pool's keys are keys of the same organization and mode, so the rows are the same whichever
-of them makes each; with one key (or a key outside the pool: a fresh organization's) every request goes out
-with the test's own client, as before.
+rows another. The keys are the pool and the refunds key (`Target.writers`): keys of the same organization and
+mode that hold `write`, so the rows are the same whichever of them makes each, and a one-key run's refunds
+key, which its own tests use a dozen times, takes half of them off the key every other test uses. With one
+such key (or a key outside them: a fresh organization's) every request goes out with the test's own client.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from payconform.client import Api
 
 @contextmanager
 def spread(api: Api) -> Iterator[Callable[[], Api]]:
-    """Inside: a callable giving the client for the next request, on the least used key of the pool where
-    `api`'s key is one of a pool of several, else `api` itself."""
-    pool = list(getattr(api.target, "pool", None) or [])
+    """Inside: a callable giving the client for the next request, on the least used of the target's keys that
+    can write where `api`'s key is one of several, else `api` itself."""
+    pool = list(getattr(api.target, "writers", None) or [])
     if len(pool) < 2 or api.credential not in pool:
         yield lambda: api
         return
