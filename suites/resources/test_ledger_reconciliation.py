@@ -26,6 +26,8 @@ from payconform.contract import Contract
 from payconform.expect import expect
 from payconform.operator import OperatorError
 from payconform.paging import Pager
+from payconform.reachability import static_reason
+from payconform.target import Target
 
 from .._support.approvals import hold
 from .._support.balance import CACHE_SECONDS, provider_figure, read_balance
@@ -117,9 +119,19 @@ def _naming(api: Api, contract: Contract, resource_id: str) -> int:
     return len(Pager(api, contract, "listAuditEvents", params={"resourceId": resource_id}).walk(100).items)
 
 
+def _unused_endpoint_url(target: Target, webhook_server) -> str:
+    """Where the endpoint the audit test registers and deletes points: a mailbox of the run's receiver where the
+    target can reach it (the target's sender then calls no host outside the run's), else a reserved name
+    (RFC 2606) that a remote target's check of the URL accepts."""
+    if static_reason(target) is None:
+        return webhook_server.mailbox().url
+    return "https://example.com/payconform-audit"
+
+
 @pytest.mark.req("AUDIT-ROW-PER-MUTATION", "AUDIT-REFUSED-RECORDED")
 @pytest.mark.needs("operator", "clock")
-def test_every_mutation_of_the_run_is_audited(fresh_org, operator, clock, contract: Contract, unique) -> None:
+def test_every_mutation_of_the_run_is_audited(fresh_org, operator, clock, contract: Contract, unique,
+                                              target: Target, webhook_server) -> None:
     """Each API call of the run that created or canceled a payout or changed a recipient, refused or not, has
     exactly one audit row with its `requestId`; each dashboard action (deciding an approval, revoking a key,
     deleting a webhook endpoint; the operator's) adds one row naming its resource, refused ones too."""
@@ -134,7 +146,7 @@ def test_every_mutation_of_the_run_is_audited(fresh_org, operator, clock, contra
                "rows carry its requestId", ex)
     approval = hold(run.api, contract, unique).approval_id
     key = operator.issue_key(run.org_id)["id"]
-    endpoint = operator.register_webhook_endpoint(run.org_id, "https://example.com/payconform-audit")["id"]
+    endpoint = operator.register_webhook_endpoint(run.org_id, _unused_endpoint_url(target, webhook_server))["id"]
     missing_key = unique("key-missing")
     actions: list[tuple[str, Callable[[], Any], str, bool]] = [
         ("rejecting a held payout", lambda: operator.reject_payout(run.org_id, approval), approval, True),
