@@ -1,6 +1,7 @@
 """What the shapes' reference server did with each shape's webhook deliveries, read from its database after
 the runs: so that a shape run which waited in vain for a delivery says whether the sender was slow (lag), or
-failed a live receiver (attempts retried before they succeeded), or was never asked.
+failed a live receiver (attempts retried before they succeeded), or was never asked; and the hosts outside
+this machine it was asked to deliver to (none may be: nothing calls an outside host at run time).
 
 The project's tests may read the reference's database; the suite never does (it shares only HTTP with it).
 """
@@ -11,6 +12,9 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+
+from payconform.reachability import is_loopback
 
 LAG = ("(julianday(last_attempt_at) - julianday(created_at)) * 86400"
        " FROM webhook_deliveries WHERE org_id = ? AND status = 'succeeded' AND attempts = 1")
@@ -44,3 +48,10 @@ def summary(db: Path, orgs: dict[str, str]) -> dict[str, dict[str, Any]]:
                                             " AND last_error IS NOT NULL GROUP BY last_error", (org,)).fetchall()),
             }
     return out
+
+
+def outside_hosts(db: Path) -> list[str]:
+    """The hosts outside this machine that some organization's webhook endpoint on the server points at."""
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        hosts = {urlsplit(url).hostname or url for (url,) in conn.execute("SELECT DISTINCT url FROM webhook_endpoints")}
+    return sorted(h for h in hosts if not is_loopback(h))

@@ -88,6 +88,7 @@ class ShapeRuns:
     runs: list[ShapeRun] = field(default_factory=list)
     server_cpu: float = 0.0
     deliveries: dict[str, dict] = field(default_factory=dict)  # per shape: `shape_deliveries.summary`
+    outside_hosts: list[str] = field(default_factory=list)  # `shape_deliveries.outside_hosts`
 
     def of(self, shape: str) -> list[ShapeRun]:
         return [r for r in self.runs if r.shape == shape]
@@ -97,14 +98,15 @@ class ShapeRuns:
         rows = [{"shape": r.shape, "round": r.round, "wall": r.wall, "cpu": r.cpu, "returncode": r.run.returncode,
                  "output": r.run.output[-20000:], "report_dir": str(r.run.report_dir)} for r in self.runs]
         part = path.with_suffix(".part")
-        part.write_text(json.dumps({"runs": rows, "server_cpu": self.server_cpu, "deliveries": self.deliveries},
-                                   indent=1), encoding="utf-8")
+        part.write_text(json.dumps({"runs": rows, "server_cpu": self.server_cpu, "deliveries": self.deliveries,
+                                    "outside_hosts": self.outside_hosts}, indent=1), encoding="utf-8")
         part.replace(path)  # whole or not at all: the shape tests read it as soon as it exists
 
     @classmethod
     def load(cls, path: Path) -> ShapeRuns:
         data = json.loads(path.read_text(encoding="utf-8"))
-        out = cls(server_cpu=data["server_cpu"], deliveries=data.get("deliveries") or {})
+        out = cls(server_cpu=data["server_cpu"], deliveries=data.get("deliveries") or {},
+                  outside_hosts=data.get("outside_hosts") or [])
         for row in data["runs"]:
             report_dir = Path(row["report_dir"])
             results_file = report_dir / "results.json"
@@ -188,6 +190,7 @@ def run_shapes(shapes: tuple[str, ...] = SHAPES, rounds: int = ROUNDS, *, rate_l
         out.server_cpu = _cpu_seconds(server.proc.pid) if server.proc else 0.0
         out.deliveries = shape_deliveries.summary(Path(private) / "reference.db",
                                                   {shape: str(target.org_id) for shape, target in provisioned.items()})
+        out.outside_hosts = shape_deliveries.outside_hosts(Path(private) / "reference.db")
     return out
 
 

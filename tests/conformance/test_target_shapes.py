@@ -54,6 +54,12 @@ def test_a_no_operator_shape_passes_its_floor_of_requirements(shape_runs: ShapeR
                                 f"fewer than {FLOORS[shape]}" for run in short)
 
 
+def test_no_run_had_the_server_deliver_to_a_host_outside_this_machine(shape_runs: ShapeRuns) -> None:
+    """Every webhook endpoint the six runs registered, in any organization, points at this machine: the suite
+    gives the target no outside address to call (nothing may call an outside host at run time)."""
+    assert not shape_runs.outside_hosts, f"endpoints point at {shape_runs.outside_hosts}"
+
+
 def test_the_full_shape_passes_on_a_busy_organization_what_it_passes_first(shape_runs: ShapeRuns) -> None:
     """The full target's second run, on an organization holding every shape's first-round rows, passes every
     requirement its first run passed."""

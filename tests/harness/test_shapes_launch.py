@@ -65,11 +65,12 @@ def test_the_delivery_summary_reads_the_reference_database(tmp_path: Path) -> No
     db = tmp_path / "reference.db"
     with closing(sqlite3.connect(db)) as conn:
         conn.executescript(
-            "CREATE TABLE webhook_endpoints (id TEXT, org_id TEXT);"
+            "CREATE TABLE webhook_endpoints (id TEXT, org_id TEXT, url TEXT);"
             "CREATE TABLE events (id TEXT, org_id TEXT);"
             "CREATE TABLE webhook_deliveries (org_id TEXT, status TEXT, attempts INT, last_error TEXT,"
             " created_at TEXT, last_attempt_at TEXT);"
-            "INSERT INTO webhook_endpoints VALUES ('we_1', 'org'), ('we_2', 'other');"
+            "INSERT INTO webhook_endpoints VALUES ('we_1', 'org', 'http://127.0.0.1:9/hooks/a'),"
+            " ('we_2', 'other', 'https://example.com/hook'), ('we_3', 'other', 'http://localhost:8/hooks/b');"
             "INSERT INTO events VALUES ('evt_1', 'org');"
             "INSERT INTO webhook_deliveries VALUES"
             " ('org', 'succeeded', 1, NULL, '2026-01-01T00:00:00Z', '2026-01-01T00:00:04Z'),"
@@ -81,3 +82,4 @@ def test_the_delivery_summary_reads_the_reference_database(tmp_path: Path) -> No
     assert got["deliveries"] == {"succeeded": 2, "failed": 1} and got["succeeded on a retry"] == 1
     assert got["first-attempt lag s"]["max"] == 4.0
     assert got["errors"] == {"connection failed: ConnectError": 1}
+    assert shape_deliveries.outside_hosts(db) == ["example.com"]
