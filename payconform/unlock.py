@@ -17,6 +17,9 @@ SUPPLIES = {
     "operator": OPERATOR,
     "clock": "an operator adapter that moves the organization's clock (`operator:` in the target file)",
     "real_time": "`--run-slow` (waits of a few minutes in real time)",
+    "many_requests": "`--run-slow` (the deep tier), or a key pool to spread the requests over "
+                     "(`credentials.api_key_pool` in the target file): checks that spend more than a minute of one "
+                     "key's requests",
     "signing_key": "`credentials.signing_key_id` and `credentials.signing_private_key` (Mode B)",
     "second_org": "`other_org_id` in the target file (or `--other-org-id`)",
     "receiver": "`webhooks.public_url` in the target file (or `--webhook-public-url`): an address of this machine "
@@ -31,6 +34,8 @@ def capability(skip_reason: str | None) -> str | None:
     if not reason.startswith("needs "):
         return None
     what = reason.removeprefix("needs ").split(":", 1)[0].strip()
+    if what.startswith("--run-slow or a key pool"):
+        return "many_requests"
     if what.startswith("--run-slow"):
         return "real_time"
     return what if what in SUPPLIES else None

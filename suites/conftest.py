@@ -13,12 +13,14 @@ from typing import Any
 import pytest
 
 from payconform.plugin import run_dir
+from payconform.plugin.markers import MANY_REQUESTS, needs, runs_many_requests
 from payconform.plugin.session import get_state
 from payconform.transport import observe
 
 from ._support import runwide
 from ._support.leftovers import LEFTOVERS
 from ._support.machines import plan_walks
+from ._support.payments import plan_crowds
 from ._support.pool import spread
 from ._support.reach import unreachable
 from ._support.realtime import REAL_TIME, Timed
@@ -62,6 +64,8 @@ def timed(request: pytest.FixtureRequest, own_org) -> Timed:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "payout_walk(scenario, reads=1): reads a real-time walk of the payout "
                             "scenario (`_support.machines.scenario_walk`), `reads` times a step")
+    config.addinivalue_line("markers", "crowds(n): reads the crowded link with at least n payments "
+                            "(`_support.payments.crowded_link`)")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -71,7 +75,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     observe(LEFTOVERS.note)
     observe(SEEN.note)
-    plan_walks(session.items)
+    many = runs_many_requests(session.config)
+    running = [i for i in session.items if many or MANY_REQUESTS not in needs(i)]
+    plan_walks(running, many_requests=many)
+    plan_crowds(running)
 
 
 @pytest.hookimpl(tryfirst=True)  # before the plugin hands this worker's request counts over: the sweep counts

@@ -21,6 +21,9 @@ from .options import DEFAULT_TIMEOUT
 from .session import NO_TARGET, PayconformState, get_state
 
 FILL_MARKER = "fill"
+MANY_REQUESTS = "many_requests"
+MANY_REQUESTS_SKIP = ("needs --run-slow or a key pool: on one key, the requests of this one check would take more "
+                      "than a minute of the key's budget")
 
 
 def is_suite_path(path: Path, config: pytest.Config) -> bool:
@@ -65,6 +68,17 @@ def needs(item: pytest.Item) -> list[str]:
     return _marker_values(item, "needs")
 
 
+def runs_many_requests(config: pytest.Config) -> bool:
+    """Whether the run spends many requests on one check (the ``many_requests`` need): with ``--run-slow`` (the
+    deep tier) or a key pool to send them over. A one-key run leaves such a check to ``deep``: each of its
+    requests is a hundredth of the key's minute (Limits, "Default rate")."""
+    return _spends_many(get_state(config))
+
+
+def _spends_many(state: PayconformState) -> bool:
+    return state.run_slow or (state.target is not None and len(state.target.pool) > 1)
+
+
 def in_tier(item: pytest.Item, marker: str) -> bool:
     """Whether a tier that runs the tests marked ``marker`` runs ``item``: ``@pytest.mark.smoke`` takes every
     case of a test, ``@pytest.mark.smoke(ids=[...])`` the parametrized cases with those ids (a representative
@@ -94,7 +108,7 @@ def selected(item: pytest.Item, contract: Contract, patterns: list[str]) -> bool
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "req(*ids): requirement ids from contract/requirements.yaml that this test checks")
     config.addinivalue_line("markers", "needs(*what): what the test needs beyond the api key "
-                                       "(operator, clock, real_time, read_only_key, ...)")
+                                       "(operator, clock, real_time, many_requests, read_only_key, ...)")
     config.addinivalue_line("markers", f"{SMOKE_MARKER}(ids=None): runs in the smoke tier (--tier smoke, the "
                                        "pull-request gate); ids: only these parametrized cases")
     config.addinivalue_line("markers", f"{FILL_MARKER}: makes many rows (or a list's shortfall, `at_least`): runs "
@@ -193,6 +207,9 @@ def _skip_unmet_needs(state: PayconformState, wanted: list[str]) -> None:
         elif need == "real_time":
             if not state.run_slow:
                 pytest.skip("needs --run-slow (real time)")
+        elif need == MANY_REQUESTS:
+            if not _spends_many(state):
+                pytest.skip(MANY_REQUESTS_SKIP)
         elif need in CREDENTIAL_NAMES:
             if not target.has(need):
                 pytest.skip(f"needs {need}")

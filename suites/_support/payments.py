@@ -7,6 +7,7 @@ too. Payment reads are in base units (see `money.base_amount`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -58,18 +59,24 @@ def payment(api: Api, contract: Contract, unique: Unique, total: str = "150.00")
     return held[0], ex.json
 
 
-CROWDED = 101  # payments on the crowded link: the most a `limit` test needs (one more than the clamp of 100)
+CROWDS: list[int] = []  # the payments each test of the run that reads the crowded link needs (`plan_crowds`)
+
+
+def plan_crowds(items: Iterable[Any]) -> None:
+    """What the run's tests need of the crowded link: the `crowds(n)` marker of each test that will run. A run
+    that leaves the clamp's test out (one key, not deep: `many_requests`) makes 21 payments, not 101."""
+    CROWDS[:] = [int(m.args[0]) for item in items for m in item.iter_markers("crowds")]
 
 
 def crowded_link(api: Api, contract: Contract, unique: Unique, n: int, shows: str) -> tuple[str, int]:
     """(id, payments) of a sent link holding at least `n` simulated payments. The `limit` tests only read it, so
     the run makes one per organization and mode (`runwide`) with the payments the most demanding of them needs
-    (`CROWDED`), never adding to it after: a test reading its pages while another worker added payments would
+    (`plan_crowds`), never adding to it after: a test reading its pages while another worker added payments would
     see them move. Its tests run last (`fill`), so that the events of its payments hold up no other test's
     deliveries. The cap on simulated payments per link is not shown: a target whose cap is below `n` cannot
     show `shows`, and the test is skipped. The payments go out over the key pool where there is one
     (`pool.spread`)."""
-    size = max(n, CROWDED)
+    size = max([n, *CROWDS])
 
     def make() -> list[Any]:
         link_id, held = sent_link(api, contract, unique)["id"], 0

@@ -52,7 +52,8 @@ def _case_id(case: tuple[dict, str, bool]) -> str:
 @pytest.mark.parametrize("scenario", [pytest.param(s, marks=WALK(s, reads=REREAD)) for s in (DEFAULT, RETURNED)])
 def test_repeated_reads_never_go_backwards(scenario: str, timed: Timed, contract: Contract, unique: Unique) -> None:
     """Read three times after every step, the payout is never seen in an earlier state than before (in real
-    time, until it has completed, and for scenario 0004 come back: the worker's walk of the scenario)."""
+    time, until it has completed, and for scenario 0004 come back: the worker's walk of the scenario). A run on
+    one key that is not deep reads once a step (`machines.plan_walks`): every read still follows the last."""
     _, readings = scenario_walk(timed, contract, unique, scenario, reads_per_step=REREAD)
     expect_forward_only(readings, contract)
 
