@@ -20,7 +20,7 @@ from . import runwide
 from .checkout import sent_link
 from .pool import spread
 from .profile import items
-from .types import Scope, Unique, shared_scope
+from .types import Unique, shared_scope
 
 
 
@@ -36,27 +36,31 @@ def simulate(api: Api, link_id: str, reference: str, **headers_and_kw: Any) -> E
 
 REFUSED_PAYMENT = ("BAD_REQUEST", "LINK_EXPIRED")  # a link that cannot take a payment (simulate's row)
 SHARED_LINK_PAYMENTS = 25  # payments one shared link takes: a test's own stays on its list's first page (100)
-_PAYABLE: dict[tuple[Scope, str], list[Any]] = {}  # (scope, total) -> [a sent link's id, payments made on it]
 
 
 def payment(api: Api, contract: Contract, unique: Unique, total: str = "150.00") -> tuple[str, dict[str, Any]]:
     """(link id, payment): a simulated payment on a sent link priced `total`. A test of a payment only pays the
-    link, never changes it, so a worker shares one link per organization, mode and total (`_PAYABLE`): a new one
-    after `SHARED_LINK_PAYMENTS`, or when the link cannot take one more (the cap per link and what expires a
-    link are not shown: 400 `BAD_REQUEST` or `LINK_EXPIRED`). A test about a link or its list makes its own."""
-    shared = (shared_scope(api), total)
-    for attempt in range(2):
-        held = _PAYABLE.get(shared)
-        if held is None or held[1] >= SHARED_LINK_PAYMENTS or attempt:
-            held = _PAYABLE[shared] = [sent_link(api, contract, unique, total)["id"], 0]
-        ex = simulate(api, held[0], unique("pref"))
-        held[1] += 1
-        refused = ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") in REFUSED_PAYMENT
-        if not refused or held[1] == 1:
-            break
+    link, never changes it, so the run's workers share one link per organization, mode and total (`runwide`,
+    which counts the places taken on it): a new one after `SHARED_LINK_PAYMENTS`, or when the link cannot take
+    one more (the cap per link and what expires a link are not shown: 400 `BAD_REQUEST` or `LINK_EXPIRED`). A
+    test about a link or its list makes its own."""
+    scope, name = shared_scope(api), f"payable link priced {total}"
+
+    def place(held: list[Any] | None, full: str | None = None) -> list[Any]:
+        """A place on the shared link: a new link when there is none, it is full, or it is `full` (refused)."""
+        if held is None or held[1] >= SHARED_LINK_PAYMENTS or held[0] == full:
+            held = [sent_link(api, contract, unique, total)["id"], 0]
+        return [held[0], held[1] + 1]
+
+    link_id, taken = runwide.update(scope, name, place)
+    ex = simulate(api, link_id, unique("pref"))
+    refused = ex.status == 400 and isinstance(ex.json, dict) and ex.json.get("type") in REFUSED_PAYMENT
+    if refused and taken > 1:  # a link that took payments before is full or expired: the next one
+        link_id = runwide.update(scope, name, lambda held: place(held, full=link_id))[0]
+        ex = simulate(api, link_id, unique("pref"))
     expect_status(ex, 200, "simulating a payment on a sent link")
     expect(isinstance(ex.json, dict) and isinstance(ex.json.get("id"), str), "the simulated payment has no `id`", ex)
-    return held[0], ex.json
+    return link_id, ex.json
 
 
 CROWDS: list[int] = []  # the payments each test of the run that reads the crowded link needs (`plan_crowds`)
