@@ -4,6 +4,7 @@ catalog."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from payconform.client import Api
@@ -24,19 +25,31 @@ def opt_in_types() -> list[str]:
     return [t["type"] for t in run_contract().events["types"] if t["opt_in"]]
 
 
-def feed(api: Api, **params: str) -> list[dict[str, Any]]:
-    """Every event of the feed matching `params`, following `since=<last sequence>` (the profile's paging)."""
+def feed(api: Api, *, found: Callable[[list[dict[str, Any]]], bool] | None = None,
+         **params: str) -> list[dict[str, Any]]:
+    """Every event of the feed matching `params`, following `since=<last sequence>` (the profile's paging) to an
+    empty page. With `found` (what the caller looks for is in the rows read), a page shorter than the profile's
+    page size (`listEvents.page.size`: the feed's end when it was read) ends the reading once `found` holds: a
+    read, not two, for a test whose events fit one page. A target whose pages are shorter still is read on to
+    an empty page while `found` does not hold, so it only ends the reading early, never fails a test."""
+    contract = run_contract()
+    size = int((contract.operation("listEvents").get("page") or {}).get("size") or 0)
     rows: list[dict[str, Any]] = []
     query = dict(params)
     for _ in range(50):
         ex = api.op("listEvents", params=query)
         expect_status(ex, 200, "reading the event feed")
-        page = items(run_contract(), "listEvents", ex)  # the envelope is not shown: the profile's `page.items`
+        page = items(contract, "listEvents", ex)  # the envelope is not shown: the profile's `page.items`
         rows += page
-        if not page:
+        if not page or (found is not None and len(page) < size and found(rows)):
             return rows
         query["since"] = str(page[-1].get("sequence"))
     return rows
+
+
+def has(*ids: Any) -> Callable[[list[dict[str, Any]]], bool]:
+    """`feed`'s `found`: every one of the event ids `ids` is among the rows read."""
+    return lambda rows: set(ids) <= {r.get("id") for r in rows}
 
 
 def data_problems(row: dict[str, Any], data: Any, payout_states: list[str]) -> list[str]:

@@ -21,7 +21,7 @@ from payconform.webhooks import Delivery, Mailbox
 
 from .._support.answers import by_id, contains
 from .._support.deliveries import about, parsed, reused, verified, wait_for
-from .._support.events import event_types, feed
+from .._support.events import event_types, feed, has
 from .._support.instants import is_utc_instant
 from .._support.payouts import create_payout, payout_problems
 
@@ -54,7 +54,7 @@ def pending(api, contract: Contract, unique, webhook_receiver: Mailbox, webhook_
 def _feed_row(api, event: dict[str, Any]) -> dict[str, Any] | None:
     sequence = event.get("sequence")
     expect(isinstance(sequence, str) and sequence.isdigit(), f"`sequence` is {sequence!r}, not a decimal string")
-    return by_id(feed(api, since=str(int(sequence) - 1))).get(event.get("id"))
+    return by_id(feed(api, found=has(event.get("id")), since=str(int(sequence) - 1))).get(event.get("id"))
 
 
 @pytest.mark.req("EVT-STANDARD-WEBHOOKS", "EVT-SIGNED-CONTENT", "EVT-HEADER-SIGNATURE", "EVT-ROUTING-DEFAULT")
@@ -112,7 +112,8 @@ def test_envelope_created_at_and_sequence(pending: Pending) -> None:
 @pytest.mark.needs(*NEEDS)
 def test_payout_pending_carries_the_flat_payout(api, contract: Contract, pending: Pending) -> None:
     payout_id = pending.payout["payoutId"]
-    rows = [r for r in feed(api, since=str(int(pending.body["sequence"]) - 1), type="payout.pending")
+    rows = [r for r in feed(api, found=has(pending.body.get("id")), since=str(int(pending.body["sequence"]) - 1),
+                            type="payout.pending")
             if isinstance(r.get("data"), dict) and r["data"].get("payoutId") == payout_id]
     expect(len(rows) == 1, f"the feed holds {len(rows)} `payout.pending` events for payout {payout_id}, not one")
     data = rows[0]["data"]
@@ -138,7 +139,8 @@ def test_feed_returns_the_delivered_object(api, pending: Pending) -> None:
 def test_feed_since_is_strictly_later(api, contract: Contract, unique, pending: Pending) -> None:
     first = pending.body
     second = create_payout(api, contract, unique).json["payoutId"]
-    rows = feed(api, since=first["sequence"])
+    rows = feed(api, found=lambda rs: any(isinstance(r.get("data"), dict) and r["data"].get("payoutId") == second
+                                          for r in rs), since=first["sequence"])
     expect(first["id"] not in by_id(rows), f"`since={first['sequence']}` returned the event of that sequence itself")
     expect(any(isinstance(r.get("data"), dict) and r["data"].get("payoutId") == second for r in rows),
            f"`since={first['sequence']}` did not return the later event of payout {second}")
@@ -151,7 +153,7 @@ def test_feed_since_is_strictly_later(api, contract: Contract, unique, pending: 
 @pytest.mark.needs(*NEEDS)
 def test_feed_type_filter(api, pending: Pending) -> None:
     since = str(int(pending.body["sequence"]) - 1)
-    kept = feed(api, since=since, type="payout.pending")
+    kept = feed(api, found=has(pending.body.get("id")), since=since, type="payout.pending")
     expect(pending.body["id"] in by_id(kept), "`type=payout.pending` left out a payout.pending event")
     expect(all(r.get("type") == "payout.pending" for r in kept),
            f"`type=payout.pending` returned types {sorted({r.get('type') for r in kept})}")

@@ -23,7 +23,7 @@ from payconform.expect import expect
 from .._support.answers import by_id, contains
 from .._support.deliveries import checked, parsed
 from .._support.drive import Stage, Subject, drive
-from .._support.events import data_problems, feed, passed_through, walk_problems
+from .._support.events import data_problems, feed, has, passed_through, walk_problems
 
 MACHINES = {"payout": "payout", "payment": "checkout_payment"}
 ENVELOPE = ("id", "sequence", "type", "createdAt", "apiVersion", "livemode", "data")
@@ -74,7 +74,7 @@ def test_event_type_is_delivered_and_fed(row: dict[str, Any], stage: Stage) -> N
     bodies = [_checked(stage, subject, r) for r in (row, *_passed(row))]
     delivered = _delivered(stage, subject, set())
     since = min(int(b["sequence"]) for b in delivered.values()) - 1
-    fed = [e for e in feed(stage.api, since=str(since)) if subject.matches(e)]
+    fed = [e for e in feed(stage.api, found=has(*(b["id"] for b in bodies)), since=str(since)) if subject.matches(e)]
     for body in bodies:
         row_in_feed = by_id(fed).get(body["id"])
         expect(row_in_feed is not None, f"the feed has no row with the delivered id {body['id']!r}")

@@ -18,7 +18,7 @@ from payconform.expect import expect
 from .._support.answers import by_id
 from .._support.deliveries import endpoints_listed, kind, parsed, register, reused, verified, wait_for
 from .._support.drive import Stage, Subject, settled
-from .._support.events import feed
+from .._support.events import feed, has
 from .._support.payments import example_total, payment
 from .._support.payouts import create_payout
 
@@ -49,10 +49,10 @@ def test_checkout_events_reach_only_endpoints_that_opted_in(stage: Stage, webhoo
     leaked = [kind(d) for d in seen if subject.delivered(d)]
     expect(not leaked, f"an endpoint that listed no checkout-payment events received {leaked}")
     since = str(int(paid["sequence"]) - 1)
-    typed = feed(stage.api, since=since, type="checkout_payment.paid")
+    typed = feed(stage.api, found=has(paid["id"]), since=since, type="checkout_payment.paid")
     expect(paid["id"] in by_id(typed), "the feed filtered with `type=checkout_payment.paid` lacks the paid event")
     # opt-in is for endpoints only: the feed is the record, so without a filter it carries the event as well
-    expect(paid["id"] in by_id(feed(stage.api, since=since)), "the feed without a `type` filter lacks the paid event")
+    expect(paid["id"] in by_id(feed(stage.api, found=has(paid["id"]), since=since)), "the feed without a `type` filter lacks the paid event")
 
 
 @pytest.mark.smoke
@@ -104,7 +104,7 @@ def test_payout_events_arrive_once_each_in_sequence_order(stage: Stage, contract
     stage.delivery_of("payout.completed", subject)
     arrived = [parsed(d) for d in stage.box.snapshot() if subject.delivered(d)]
     since = min(int(b["sequence"]) for b in arrived) - 1
-    fed = [e for e in feed(stage.api, since=str(since)) if subject.matches(e)]
+    fed = [e for e in feed(stage.api, found=has(*by_id(arrived)), since=str(since)) if subject.matches(e)]
     missing = [e.get("type") for e in fed if e.get("id") not in by_id(arrived)]
     expect(not missing, f"state changes of payout {payout_id} in the feed never reached the endpoint: {missing}")
     # "at least once": a duplicate may follow a later event, so the order is that of each event's first arrival

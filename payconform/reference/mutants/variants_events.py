@@ -128,3 +128,14 @@ def _(ref: Reference) -> None:
 
     dispatcher.after_attempt = after_attempt
     dispatcher.end_of_run = end_of_run
+
+
+FEED_PAGE = 5  # events a page of the variant's feed: shorter than the profile's page (`listEvents.page.size`)
+
+
+@variant("feed-pages-of-five",
+         doc="The event feed answers at most 5 events a page (read on with `since`): 'GET | `/events` | Event feed; "
+             "`since` and `type` filters' shows no page size.")
+def _(ref: Reference) -> None:
+    events, feed = ref.events, ref.events.feed
+    events.feed = lambda org_id, mode, since, types, limit: feed(org_id, mode, since, types, min(limit, FEED_PAGE))
