@@ -8,7 +8,9 @@ payout in a scenario goes to a new recipient whose account ends in it.
 
 from __future__ import annotations
 
+import itertools
 import secrets
+from decimal import Decimal
 from typing import Any
 
 from payconform.client import Api, Exchange
@@ -27,6 +29,7 @@ from .schemas import problems as schema_problems
 from .types import Unique, shared_scope
 
 DEFAULT = "default"
+_CENTS = itertools.count(1)  # the cent each payout under a given caller reference adds to its amount
 
 
 def timeline(contract: Contract) -> dict[str, Any]:
@@ -43,12 +46,12 @@ def payout_body(contract: Contract, destination: str, reference: str, **fields: 
 
 
 def scenario_destination(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
-                         method: dict[str, Any] | None = None, own: bool = False) -> str:
+                         method: dict[str, Any] | None = None) -> str:
     """Keeps the balance funded (`keep_funded`) and returns the `destinationAccountId` of a recipient whose
     account identifier ends in `scenario` (the profile's default account picks no scenario). A test only pays
     that destination, so with the profile's example method it is made once per organization, mode and scenario
     in the run and reused (`runwide`); `method` (a `method_body`) replaces the example and makes a new
-    recipient, and so does `own` (payouts whose bodies differ only in their destination: the duplicate-body guard)."""
+    recipient."""
     keep_funded(api, contract)
 
     def make() -> str:
@@ -60,7 +63,7 @@ def scenario_destination(api: Api, contract: Contract, unique: Unique, scenario:
             body["paymentMethod"]["recipientDetails"] = with_account_tail(details, scenario)
         return first_destination(post_recipient(api, contract, body).json)
 
-    if method is None and not own:
+    if method is None:
         return runwide.shared(shared_scope(api), f"destination {scenario}", make)
     return make()
 
@@ -82,10 +85,12 @@ def pay(api: Api, contract: Contract, unique: Unique, destination_account_id: st
 def create_payout(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
                   reference: str | None = None) -> Exchange:
     """A payout in `scenario`, which must be accepted as a payout (2xx with a `payoutId`); `reference` gives
-    it that caller reference instead of a unique one (and a recipient of its own, so that two such payouts
-    are not one body twice)."""
-    destination = scenario_destination(api, contract, unique, scenario, own=reference is not None)
+    it that caller reference instead of a unique one, and an amount a cent above the last such payout's, so that
+    two of them are not one body twice (the duplicate-body guard) though they pay the same recipient."""
+    destination = scenario_destination(api, contract, unique, scenario)
     payload = payout_body(contract, destination, reference or unique("ref"))
+    if reference is not None:
+        payload["sourceAmount"] = str(Decimal(str(payload["sourceAmount"])) + Decimal(next(_CENTS)) / 100)
     ex = api.op("createPayout", json=payload)
     expect_status(ex, success(contract, "createPayout") - {202}, "creating a payout below any approval threshold")
     expect(isinstance(member(ex, "payoutId"), str), "the accepted payout's `payoutId` is not a string", ex)
