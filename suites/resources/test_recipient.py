@@ -17,12 +17,13 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_status
 
+from .._support import runwide
 from .._support.accounts import method_body
 from .._support.answers import member
 from .._support.profile import corridors
 from .._support.recipients import post_recipient, recipient_body
 from .._support.schemas import expect_component, expect_schema
-from .._support.types import Unique
+from .._support.types import Unique, shared_scope
 
 KINDS = ("fiat", "crypto")
 CORRIDORS = list(corridors(run_contract()))
@@ -45,12 +46,23 @@ def expect_method(ex: Exchange, method: Any, kind: str, where: str) -> None:
     expect(method.get("kind") == kind, f"{where}.kind is {method.get('kind')!r}; a {kind} method was created", ex)
 
 
+def created(api: Api, contract: Contract, unique: Unique, corridor: str) -> tuple[dict, Exchange]:
+    """(body sent, create answer) of the run's recipient in ``corridor``: these tests only read it, so the run
+    creates one per organization, mode and corridor (`runwide`), whichever test asks first."""
+
+    def make() -> dict[str, Any]:
+        sent = recipient_body(contract, unique, paymentMethod=method_body(contract, corridor))
+        return {"sent": sent, "created": runwide.exchange_json(post_recipient(api, contract, sent))}
+
+    made = runwide.shared(shared_scope(api), f"recipient read in corridor {corridor}", make)
+    return made["sent"], runwide.exchange_of(made["created"])
+
+
 def created_and_read(api: Api, contract: Contract, unique: Unique, corridor: str) -> tuple[dict, list[Exchange]]:
-    """Create a recipient in ``corridor`` and read it back; returns (body sent, [create answer, read])."""
-    sent = recipient_body(contract, unique, paymentMethod=method_body(contract, corridor))
-    created = post_recipient(api, contract, sent)
-    read = expect_status(api.op("getBeneficiary", recipientId=member(created, "id")), 200, "read the recipient")
-    return sent, [created, read]
+    """The run's recipient in ``corridor`` (`created`) read back; returns (body sent, [create answer, read])."""
+    sent, answer = created(api, contract, unique, corridor)
+    read = expect_status(api.op("getBeneficiary", recipientId=member(answer, "id")), 200, "read the recipient")
+    return sent, [answer, read]
 
 
 @pytest.mark.req("RCP-FIELDS")
@@ -77,10 +89,9 @@ def test_payment_method_fields(api: Api, contract: Contract, unique: Unique, cor
 @pytest.mark.parametrize("corridor", CORRIDORS)
 def test_method_details_kind(api: Api, contract: Contract, unique: Unique, corridor: str) -> None:
     """A method's details read returns `kind` `fiat` or `crypto`: the kind the method was created with."""
-    sent = recipient_body(contract, unique, paymentMethod=method_body(contract, corridor))
-    created = post_recipient(api, contract, sent)
-    details = expect_status(api.op("getBeneficiaryMethodDetails", recipientId=member(created, "id"),
-                                   methodId=member(created, "paymentMethods", 0, "id")), 200, "read method details")
+    sent, answer = created(api, contract, unique, corridor)
+    details = expect_status(api.op("getBeneficiaryMethodDetails", recipientId=member(answer, "id"),
+                                   methodId=member(answer, "paymentMethods", 0, "id")), 200, "read method details")
     kind = member(details, "kind")
     expect(kind in KINDS and kind == sent["paymentMethod"]["kind"],
            f"the details read answers kind {kind!r}; a {sent['paymentMethod']['kind']} method was created", details)
