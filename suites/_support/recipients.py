@@ -13,6 +13,7 @@ from payconform.contract import Contract
 from payconform.expect import expect, expect_status
 from payconform.placeholders import fill, leading_digits
 
+from . import runwide
 from .accounts import method_body
 from .answers import member
 from .profile import corridor_of, success
@@ -41,6 +42,22 @@ def post_recipient(api: Api, contract: Contract, body: dict[str, Any]) -> Exchan
 def create_recipient(api: Api, contract: Contract, unique: Unique, **fields: Any) -> dict[str, Any]:
     """A new recipient (the created object) from `recipient_body(contract, unique, **fields)`."""
     return post_recipient(api, contract, recipient_body(contract, unique, **fields)).json
+
+
+def read_only_recipient(api: Api, contract: Contract, unique: Unique,
+                        corridor: str = "USD") -> tuple[dict[str, Any], Exchange]:
+    """(body sent, create answer) of the run's recipient in ``corridor`` that tests only read (its fields, its
+    method's details, a read by id or external id): made once per organization, mode and corridor, whichever
+    test asks first (`runwide`), instead of a recipient per test and its delete at the end of the run. Its
+    `type` and `email` are not the profile example's, so a read shows the values sent, not defaults."""
+
+    def make() -> dict[str, Any]:
+        sent = recipient_body(contract, unique, paymentMethod=method_body(contract, corridor), type="business",
+                              email="payee.read@example.com")
+        return {"sent": sent, "created": runwide.exchange_json(post_recipient(api, contract, sent))}
+
+    made = runwide.shared(shared_scope(api), f"recipient read in corridor {corridor}", make)
+    return made["sent"], runwide.exchange_of(made["created"])
 
 
 def read_recipient(api: Api, recipient_id: str) -> dict[str, Any]:

@@ -17,13 +17,12 @@ from payconform.client import Api, Exchange
 from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_status
 
-from .._support import runwide
 from .._support.accounts import method_body
 from .._support.answers import member
 from .._support.profile import corridors
-from .._support.recipients import post_recipient, recipient_body
+from .._support.recipients import post_recipient, read_only_recipient, recipient_body
 from .._support.schemas import expect_component, expect_schema
-from .._support.types import Unique, shared_scope
+from .._support.types import Unique
 
 KINDS = ("fiat", "crypto")
 CORRIDORS = list(corridors(run_contract()))
@@ -46,21 +45,9 @@ def expect_method(ex: Exchange, method: Any, kind: str, where: str) -> None:
     expect(method.get("kind") == kind, f"{where}.kind is {method.get('kind')!r}; a {kind} method was created", ex)
 
 
-def created(api: Api, contract: Contract, unique: Unique, corridor: str) -> tuple[dict, Exchange]:
-    """(body sent, create answer) of the run's recipient in ``corridor``: these tests only read it, so the run
-    creates one per organization, mode and corridor (`runwide`), whichever test asks first."""
-
-    def make() -> dict[str, Any]:
-        sent = recipient_body(contract, unique, paymentMethod=method_body(contract, corridor))
-        return {"sent": sent, "created": runwide.exchange_json(post_recipient(api, contract, sent))}
-
-    made = runwide.shared(shared_scope(api), f"recipient read in corridor {corridor}", make)
-    return made["sent"], runwide.exchange_of(made["created"])
-
-
 def created_and_read(api: Api, contract: Contract, unique: Unique, corridor: str) -> tuple[dict, list[Exchange]]:
-    """The run's recipient in ``corridor`` (`created`) read back; returns (body sent, [create answer, read])."""
-    sent, answer = created(api, contract, unique, corridor)
+    """The run's recipient in ``corridor`` (`read_only_recipient`) read back: (body sent, [create answer, read])."""
+    sent, answer = read_only_recipient(api, contract, unique, corridor)
     read = expect_status(api.op("getBeneficiary", recipientId=member(answer, "id")), 200, "read the recipient")
     return sent, [answer, read]
 
@@ -89,7 +76,7 @@ def test_payment_method_fields(api: Api, contract: Contract, unique: Unique, cor
 @pytest.mark.parametrize("corridor", CORRIDORS)
 def test_method_details_kind(api: Api, contract: Contract, unique: Unique, corridor: str) -> None:
     """A method's details read returns `kind` `fiat` or `crypto`: the kind the method was created with."""
-    sent, answer = created(api, contract, unique, corridor)
+    sent, answer = read_only_recipient(api, contract, unique, corridor)
     details = expect_status(api.op("getBeneficiaryMethodDetails", recipientId=member(answer, "id"),
                                    methodId=member(answer, "paymentMethods", 0, "id")), 200, "read method details")
     kind = member(details, "kind")
