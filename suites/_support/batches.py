@@ -23,7 +23,7 @@ from payconform.placeholders import fill
 from .answers import scalars
 from .payouts import payable_destination, payouts_with_reference
 from .profile import items, success
-from .realtime import REAL_TIME
+from .realtime import REAL_TIME, next_step
 from .types import Scope, Unique, shared_scope
 
 NOWHERE = "no-such-destination-account"  # names no payable account: the profile's `invalid_line`
@@ -128,10 +128,10 @@ def reach(api: Api, clock: Any, org_id: str, contract: Contract, run: Run, state
 def settle(api: Api, clock: Any, org_id: str, contract: Contract, run: Run, until: tuple[str, ...]) -> Exchange:
     """Read the run after every profile step of time until its status is one of `until` (or time is up)."""
     step, end = float(profile(contract)["step_seconds"]), float(profile(contract)["settle_seconds"])
-    ex, elapsed = read(api, contract, run.id), 0.0
+    ex, elapsed, started = read(api, contract, run.id), 0.0, time.monotonic()
     while ex.json.get("status") not in until and elapsed < end:
-        clock.advance(org_id, step)
         elapsed += step
+        next_step(clock, org_id, step, started, elapsed)
         ex = read(api, contract, run.id)
     expect(ex.json.get("status") in until,
            f"{end:g} s after the confirm the run is {ex.json.get('status')!r}, not one of {list(until)}", ex)

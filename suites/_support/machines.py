@@ -8,6 +8,7 @@ never moved backwards on the way. How far to move the clock is the profile's (`s
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -17,7 +18,7 @@ from payconform.expect import expect
 
 from . import runwide
 from .payouts import create_payout, read_payout, timeline
-from .realtime import REAL_TIME, Timed
+from .realtime import REAL_TIME, Timed, next_step
 from .types import Unique, shared_scope
 
 RETURNED = "0004"  # the profile's scenario whose payout completes, then comes back (sandbox.payout_scenarios)
@@ -64,7 +65,7 @@ def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
     tl = timeline(contract)
     step, end = float(tl["step_seconds"]), float(seconds if seconds is not None else tl["settle_seconds"])
     readings: dict[str, list[Reading]] = {payout_id: [] for payout_id in payouts}
-    walking, elapsed = list(payouts), 0.0
+    walking, elapsed, started = list(payouts), 0.0, time.monotonic()
     while True:
         for payout_id in list(walking):
             reads, until = payouts[payout_id]
@@ -73,8 +74,8 @@ def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
                 walking.remove(payout_id)
         if not walking:
             return readings
-        clock.advance(org_id, step)
         elapsed += step
+        next_step(clock, org_id, step, started, elapsed)
 
 
 def plan_walks(items: Iterable[Any], *, many_requests: bool = True) -> None:

@@ -29,6 +29,17 @@ class RealTime:
 REAL_TIME = RealTime()
 
 
+def next_step(clock: Any, org_id: str, step: float, started: float, elapsed: float) -> None:
+    """Let a walk's next step of `step` seconds pass, the step that ends `elapsed` seconds into it: an operator
+    clock moves by `step`; in real time the wait ends `elapsed` seconds after `started` (`time.monotonic()` at
+    the walk's first read), so the time the reads in between spent waiting for the pacer (the key's minute,
+    shared with the other tests) is not added to every step and the walk reads at the profile's instants."""
+    if clock is REAL_TIME:
+        clock.advance(org_id, max(0.0, started + elapsed - time.monotonic()))
+    else:
+        clock.advance(org_id, step)
+
+
 @dataclass(frozen=True)
 class Timed:
     """An organization's client and how its time passes there (`advance(org_id, seconds)`): the operator
