@@ -21,6 +21,7 @@ from .options import DEFAULT_TIMEOUT
 from .session import NO_TARGET, PayconformState, get_state
 
 FILL_MARKER = "fill"
+LONG_WAIT_MARKER = "long_wait"
 MANY_REQUESTS = "many_requests"
 MANY_REQUESTS_SKIP = ("needs --run-slow or a key pool: on one key, the requests of this one check would take more "
                       "than a minute of the key's budget")
@@ -114,6 +115,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{FILL_MARKER}: makes many rows (or a list's shortfall, `at_least`): runs "
                                        "after the other tests, whose rows then cost it nothing and whose events "
                                        "do not wait behind its own")
+    config.addinivalue_line("markers", f"{LONG_WAIT_MARKER}: waits a minute or more of the sandbox's real time "
+                                       "without an operator clock: in the smoke tier it starts first")
     config.addinivalue_line("markers", "sweep: checks its requirements on every answer of a sweep over the contract "
                                        "(the fuzz phase); --select picks it by name, requirement id or its own part, "
                                        "never by the parts of the requirements it checks along the way")

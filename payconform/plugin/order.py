@@ -9,7 +9,11 @@ run). Spread, each kind of waiting overlaps with tests that send. A module whose
 wider than a test (module, class or package scope) stays in one block, so the fixture is made once.
 Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the order. Tests marked ``fill``
 (``FILL_MARKER``) go last: they make many rows (or only those a list lacks, which the others have made by then),
-and the events of many rows would hold up the deliveries other tests wait for.
+and the events of many rows would hold up the deliveries other tests wait for. In a tier that runs marked tests
+(``smoke``) the tests marked ``long_wait`` (``LONG_WAIT_MARKER``: a minute or more of the sandbox's real time)
+go first: there the run's floor is about as long as such a wait, and one started halfway ends the run late,
+with the tests xdist queued behind it on the same worker; in ``full`` the floor is many times the wait and
+spreading keeps a worker sending.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from .markers import FILL_MARKER, active_for
+from .markers import FILL_MARKER, LONG_WAIT_MARKER, active_for
+from .session import get_state
 
 T = TypeVar("T")
 _SHARED_SCOPES = {"module", "class", "package"}
@@ -45,6 +50,12 @@ def fills_last(items: Sequence[Any]) -> list[Any]:
     return [i for i in items if i.get_closest_marker(FILL_MARKER) is None] + marked
 
 
+def long_waits_first(items: Sequence[Any]) -> list[Any]:
+    """``items`` with those marked ``long_wait`` moved to the front, each part in its own order."""
+    marked = [i for i in items if i.get_closest_marker(LONG_WAIT_MARKER) is not None]
+    return marked + [i for i in items if i.get_closest_marker(LONG_WAIT_MARKER) is None]
+
+
 def _shares_fixtures(item: Any) -> bool:
     defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
     return any(d.scope in _SHARED_SCOPES for chain in defs.values() for d in chain)
@@ -62,4 +73,5 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     groups = list(by_module.values())
     ordered = spread(groups, [any(_shares_fixtures(i) for i in g) for g in groups])
     others = [i for i in items if not active_for(i)]
-    items[:] = fills_last(ordered) + others
+    ordered = fills_last(ordered)
+    items[:] = (long_waits_first(ordered) if get_state(config).tier.marker else ordered) + others

@@ -24,6 +24,7 @@ from .._support.answers import by_id, contains
 from .._support.deliveries import checked, parsed
 from .._support.drive import Stage, Subject, drive
 from .._support.events import data_problems, feed, has, passed_through, walk_problems
+from .._support.machines import RETURNED
 
 MACHINES = {"payout": "payout", "payment": "checkout_payment"}
 ENVELOPE = ("id", "sequence", "type", "createdAt", "apiVersion", "livemode", "data")
@@ -47,7 +48,9 @@ def _cases() -> list[Any]:
     def marks(row: dict[str, Any]) -> list[Any]:
         rows = [row, *_passed(row)]
         reqs = [r["req"] for r in rows] + sorted({schema_reqs[r["schema"]] for r in rows if r.get("schema")})
-        return [pytest.mark.req(*reqs), pytest.mark.needs(*requirements[row["req"]]["needs"])]
+        marks = [pytest.mark.req(*reqs), pytest.mark.needs(*requirements[row["req"]]["needs"])]
+        # a bank return comes 90 s after the payout (the profile's timeline): the longest real-time wait
+        return marks + ([pytest.mark.long_wait] if (row.get("drive") or {}).get("payout") == RETURNED else [])
 
     return [pytest.param(row, id=row["type"], marks=marks(row)) for row in contract.events["types"] if row.get("drive")]
 

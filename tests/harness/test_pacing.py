@@ -1,12 +1,14 @@
 import multiprocessing as mp
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from payconform import pacing
+from payconform import pacing, paths
 from payconform.pacing import Pacer, credential_id, new_db_path, route_limits, run_db_path, target_db_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -251,6 +253,26 @@ def test_tests_that_fill_lists_run_last():
 
     order = fills_last([item("a"), item("f1", True), item("b"), item("f2", True), item("c")])
     assert [i.name for i in order] == ["a", "b", "c", "f1", "f2"]
+
+
+def test_in_the_smoke_tier_the_long_real_time_waits_start_first(tmp_path):
+    """``long_wait`` tests (the bank return's 90 s) go first where the tier runs marked tests; the suites mark
+    the `payout.returned` row of the event types, and a smoke collection hands it out first."""
+    from types import SimpleNamespace
+
+    from payconform.plugin.order import long_waits_first
+
+    def item(name, wait=False):
+        return SimpleNamespace(name=name,
+                               get_closest_marker=lambda mark: object() if wait and mark == "long_wait" else None)
+
+    order = long_waits_first([item("a"), item("w1", True), item("b"), item("w2", True)])
+    assert [i.name for i in order] == ["w1", "w2", "a", "b"]
+    listed = subprocess.run([sys.executable, "-m", "pytest", str(paths.suites_dir()), "-p", "payconform.plugin",
+                             "--tier", "smoke", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"],
+                            capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path).stdout.splitlines()
+    first = next(line for line in listed if "::" in line)
+    assert first.endswith("test_event_type_is_delivered_and_fed[payout.returned]"), first
 
 
 def test_a_wider_fixture_keeps_its_module_whole():
