@@ -44,16 +44,22 @@ def spread(groups: Sequence[Sequence[T]], blocks: Sequence[bool] = ()) -> list[T
     return [k[3] for k in keyed]
 
 
+def _split(items: Sequence[Any], marker: str) -> tuple[list[Any], list[Any]]:
+    """(marked with ``marker``, the others), each in the order of ``items``."""
+    marked = [i for i in items if i.get_closest_marker(marker) is not None]
+    return marked, [i for i in items if i.get_closest_marker(marker) is None]
+
+
 def fills_last(items: Sequence[Any]) -> list[Any]:
     """``items`` with those marked ``fill`` moved to the end, each part in its own order."""
-    marked = [i for i in items if i.get_closest_marker(FILL_MARKER) is not None]
-    return [i for i in items if i.get_closest_marker(FILL_MARKER) is None] + marked
+    marked, others = _split(items, FILL_MARKER)
+    return others + marked
 
 
 def long_waits_first(items: Sequence[Any]) -> list[Any]:
     """``items`` with those marked ``long_wait`` moved to the front, each part in its own order."""
-    marked = [i for i in items if i.get_closest_marker(LONG_WAIT_MARKER) is not None]
-    return marked + [i for i in items if i.get_closest_marker(LONG_WAIT_MARKER) is None]
+    marked, others = _split(items, LONG_WAIT_MARKER)
+    return marked + others
 
 
 def _shares_fixtures(item: Any) -> bool:
