@@ -19,7 +19,7 @@ SUPPLIES = {
     "real_time": "`--run-slow` (waits of a few minutes in real time)",
     "many_requests": "`--run-slow` (the deep tier), or a key pool to spread the requests over "
                      "(`credentials.api_key_pool` in the target file): checks that spend more than a minute of one "
-                     "key's requests",
+                     "key's requests, and the cases that put a check already run to other routes or inputs",
     "signing_key": "`credentials.signing_key_id` and `credentials.signing_private_key` (Mode B)",
     "second_org": "`other_org_id` in the target file (or `--other-org-id`)",
     "receiver": "`webhooks.public_url` in the target file (or `--webhook-public-url`): an address of this machine "

@@ -91,8 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--warnings-as-errors", action="store_true",
                      help="CI gate: a missed approximate-timing requirement fails the run (default: a warning)")
     run.add_argument("-n", "--workers", metavar="N|auto", default=None,
-                     help=f"pytest-xdist workers (default {DEFAULT_WORKERS}, {POOL_WORKERS} with a key pool or in the "
-                          "smoke tier; 0 runs in one process)")
+                     help=f"pytest-xdist workers (default {DEFAULT_WORKERS}, {POOL_WORKERS} with a key pool, in the "
+                          "smoke tier or without an operator; 0 runs in one process)")
     run.add_argument("--max-duration", type=float, metavar="SECONDS", default=None,
                      help="end the run after SECONDS (0: no limit; default: twice the least time the target's rate "
                           "limits allow for the tier's request budget with the keys at hand, plus 10 minutes, and 15 "

@@ -3,7 +3,8 @@
 A conformance test is a test below a ``suites/`` directory; it must name known requirement ids (its module
 fails to collect otherwise), ``--select`` keeps the tests of the requirements, parts or names it gives
 (``selected``), ``--tier smoke`` keeps the tests marked ``smoke``, and a test whose ``needs`` the target cannot
-meet skips with the reason the report counts.
+meet skips with the reason the report counts. A ``breadth`` test, whose cases put one check to several routes or
+inputs, runs on one key (no pool, no ``--run-slow``) one case per requirement it names (``leave_out_repeats``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,13 @@ from .session import NO_TARGET, PayconformState, get_state
 
 FILL_MARKER = "fill"
 LONG_WAIT_MARKER = "long_wait"
+LATE_MARKER = "late"
 MANY_REQUESTS = "many_requests"
 MANY_REQUESTS_SKIP = ("needs --run-slow or a key pool: on one key, the requests of this one check would take more "
                       "than a minute of the key's budget")
+BREADTH_MARKER = "breadth"
+REPEAT_SKIP = ("needs --run-slow or a key pool: on one key, one case of a test that puts one check to several routes "
+               "or inputs runs per requirement; [{kept}] checks every requirement of this case")
 
 
 def is_suite_path(path: Path, config: pytest.Config) -> bool:
@@ -80,6 +85,29 @@ def _spends_many(state: PayconformState) -> bool:
     return state.run_slow or (state.target is not None and len(state.target.pool) > 1)
 
 
+def leave_out_repeats(items: list[pytest.Item], state: PayconformState) -> None:
+    """On one key (no pool, no ``--run-slow``), skip each case of a ``breadth`` test whose requirements the
+    test's earlier cases that will run already name: the run checks every requirement at a request or two
+    each instead of once per route (issue 16: a full run is every requirement the credentials allow, 1,500
+    requests on one key). The cases left out are the same check on another list, route or input; ``deep``
+    and a key pool run them all. A case counts as running unless it carries a skip marker or a need the
+    target cannot meet (``unmet_need``), so a requirement is never left to a case that will not run."""
+    if state.target is None or _spends_many(state):
+        return
+    kept: dict[str, tuple[set[str], str]] = {}
+    for item in items:
+        if item.get_closest_marker(BREADTH_MARKER) is None:
+            continue
+        test = item.nodeid.split("[", 1)[0]
+        reqs, covered = set(requirement_ids(item)), kept.get(test, (set(), ""))
+        if covered[1] and reqs <= covered[0]:
+            item.add_marker(pytest.mark.skip(reason=REPEAT_SKIP.format(kept=covered[1])))
+        elif not any(item.iter_markers("skip")) and not any(item.iter_markers("skipif")) \
+                and unmet_need(state, needs(item)) is None:
+            callspec = getattr(item, "callspec", None)
+            kept[test] = (covered[0] | reqs, covered[1] or (callspec.id if callspec else item.name))
+
+
 def in_tier(item: pytest.Item, marker: str) -> bool:
     """Whether a tier that runs the tests marked ``marker`` runs ``item``: ``@pytest.mark.smoke`` takes every
     case of a test, ``@pytest.mark.smoke(ids=[...])`` the parametrized cases with those ids (a representative
@@ -115,8 +143,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{FILL_MARKER}: makes many rows (or a list's shortfall, `at_least`): runs "
                                        "after the other tests, whose rows then cost it nothing and whose events "
                                        "do not wait behind its own")
+    config.addinivalue_line("markers", f"{LATE_MARKER}: checks its rules on the answers the other tests got "
+                                       "(`versioning.SEEN`) and sends only what they did not: runs after them")
     config.addinivalue_line("markers", f"{LONG_WAIT_MARKER}: waits a minute or more of the sandbox's real time "
                                        "without an operator clock: in the smoke tier it starts first")
+    config.addinivalue_line("markers", f"{BREADTH_MARKER}: its cases put one check to several routes or inputs: on "
+                                       "one key (no pool, no --run-slow) one case per requirement runs")
     config.addinivalue_line("markers", "sweep: checks its requirements on every answer of a sweep over the contract "
                                        "(the fuzz phase); --select picks it by name, requirement id or its own part, "
                                        "never by the parts of the requirements it checks along the way")
@@ -166,6 +198,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
+    leave_out_repeats(items, state)
     # default per-test timeout for conformance tests when the user gave none
     if config.pluginmanager.hasplugin("timeout") and getattr(config, "_env_timeout", None) is None:
         for item in items:
@@ -197,29 +230,37 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def _skip_unmet_needs(state: PayconformState, wanted: list[str]) -> None:
     """Skip with the reason the report counts ("needs operator", ...) when the target lacks what is needed."""
+    reason = unmet_need(state, wanted)
+    if reason is not None:
+        pytest.skip(reason)
+
+
+def unmet_need(state: PayconformState, wanted: list[str]) -> str | None:
+    """The skip reason of the first of ``wanted`` the target cannot meet, or None; needs the plugin does not
+    check (profile, webhook_receiver, isolation, ...) are informational."""
     target = state.target
     assert target is not None
     for need in wanted:
         if need == "operator":
             if state.operator() is None:
-                pytest.skip("needs operator")
+                return "needs operator"
         elif need == "clock":
             op = state.operator()
             if op is None or "advance_clock" not in getattr(op, "capabilities", set()):
-                pytest.skip("needs clock")
+                return "needs clock"
         elif need == "real_time":
             if not state.run_slow:
-                pytest.skip("needs --run-slow (real time)")
+                return "needs --run-slow (real time)"
         elif need == MANY_REQUESTS:
             if not _spends_many(state):
-                pytest.skip(MANY_REQUESTS_SKIP)
+                return MANY_REQUESTS_SKIP
         elif need in CREDENTIAL_NAMES:
             if not target.has(need):
-                pytest.skip(f"needs {need}")
+                return f"needs {need}"
         elif need == "signing_key":
             if not (target.has("signing_key_id") and target.has("signing_private_key")):
-                pytest.skip("needs signing_key")
+                return "needs signing_key"
         elif need == "second_org":
             if not target.other_org_id:
-                pytest.skip("needs second_org")
-        # other needs (profile, webhook_receiver, isolation, ...) are informational here
+                return "needs second_org"
+    return None

@@ -9,11 +9,15 @@ run). Spread, each kind of waiting overlaps with tests that send. A module whose
 wider than a test (module, class or package scope) stays in one block, so the fixture is made once.
 Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the order. Tests marked ``fill``
 (``FILL_MARKER``) go last: they make many rows (or only those a list lacks, which the others have made by then),
-and the events of many rows would hold up the deliveries other tests wait for. In a tier that runs marked tests
+and the events of many rows would hold up the deliveries other tests wait for. Tests marked ``late``
+(``LATE_MARKER``) go after them: they check their rules on the answers the worker's other tests got and send
+only what those did not get, which is least at the end. In a tier that runs marked tests
 (``smoke``) the tests marked ``long_wait`` (``LONG_WAIT_MARKER``: a minute or more of the sandbox's real time)
-go first: there the run's floor is about as long as such a wait, and one started halfway ends the run late,
-with the tests xdist queued behind it on the same worker; in ``full`` the floor is many times the wait and
-spreading keeps a worker sending.
+go first, then the tests that wait for webhook deliveries (seconds each, after their requests): there the
+run's floor is about as long as such a wait, and one started late ends the run late, after its last request,
+with the tests xdist queued behind it on the same worker; the tests that only send come last, so the run ends
+about when its last request is answered. In ``full`` the floor is many times the wait and spreading keeps a
+worker sending.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from .markers import FILL_MARKER, LONG_WAIT_MARKER, active_for
+from .markers import FILL_MARKER, LATE_MARKER, LONG_WAIT_MARKER, active_for
 from .session import get_state
 
 T = TypeVar("T")
@@ -51,15 +55,19 @@ def _split(items: Sequence[Any], marker: str) -> tuple[list[Any], list[Any]]:
 
 
 def fills_last(items: Sequence[Any]) -> list[Any]:
-    """``items`` with those marked ``fill`` moved to the end, each part in its own order."""
-    marked, others = _split(items, FILL_MARKER)
-    return others + marked
+    """``items`` with those marked ``fill`` moved to the end and those marked ``late`` after them, each part in
+    its own order."""
+    filled, others = _split(items, FILL_MARKER)
+    late, others = _split(others, LATE_MARKER)
+    return others + filled + late
 
 
-def long_waits_first(items: Sequence[Any]) -> list[Any]:
-    """``items`` with those marked ``long_wait`` moved to the front, each part in its own order."""
+def waits_first(items: Sequence[Any]) -> list[Any]:
+    """``items`` with those marked ``long_wait`` moved to the front, then those that wait for webhook
+    deliveries (they use the ``webhook_server`` fixture), each part in its own order."""
     marked, others = _split(items, LONG_WAIT_MARKER)
-    return marked + others
+    delivered = [i for i in others if "webhook_server" in getattr(i, "fixturenames", ())]
+    return marked + delivered + [i for i in others if i not in delivered]
 
 
 def _shares_fixtures(item: Any) -> bool:
@@ -80,4 +88,4 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     ordered = spread(groups, [any(_shares_fixtures(i) for i in g) for g in groups])
     others = [i for i in items if not active_for(i)]
     ordered = fills_last(ordered)
-    items[:] = (long_waits_first(ordered) if get_state(config).tier.marker else ordered) + others
+    items[:] = (waits_first(ordered) if get_state(config).tier.marker else ordered) + others

@@ -25,6 +25,8 @@ RETURNED = "0004"  # the profile's scenario whose payout completes, then comes b
 REREAD = 3  # reads per step of the walks whose repeated reads are checked (a read that goes back is the check)
 PLAN: dict[str, int] = {}  # scenario -> reads a step, of the run's tests that read a real-time walk (`plan_walks`)
 MOST_READS = [REREAD]  # the most reads a step this run spends (`plan_walks`): one where it saves requests
+FINAL = ("completed", "failed")  # the payout states a walk can stand in for long (a bank return may follow completed)
+SPARSEST = 3  # the most steps between two reads of a payout standing in a final state
 
 
 def scenario_rows(name: str = "payout") -> list[tuple[dict, str, bool]]:
@@ -61,21 +63,36 @@ def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
                   payouts: Mapping[str, tuple[int, Callable[[list[Reading]], bool] | None]], *,
                   seconds: float | None = None) -> dict[str, list[Reading]]:
     """`walk` of several payouts side by side (payout id -> (reads a step, until)): each is read after every
-    step until its own walk ends, and the clock moves until the last one has."""
+    step until its own walk ends, and the clock moves until the last one has. A payout already `completed` or
+    `failed` whose walk goes on (a bank return to come) is read at twice the time it has stood there, one to
+    three steps later (`_next_read`): its one change left is seen all the same, for fewer reads."""
     tl = timeline(contract)
     step, end = float(tl["step_seconds"]), float(seconds if seconds is not None else tl["settle_seconds"])
     readings: dict[str, list[Reading]] = {payout_id: [] for payout_id in payouts}
+    due = dict.fromkeys(payouts, 0.0)
     walking, elapsed, started = list(payouts), 0.0, time.monotonic()
     while True:
-        for payout_id in list(walking):
+        for payout_id in [p for p in walking if elapsed >= min(due[p], end)]:
             reads, until = payouts[payout_id]
             readings[payout_id] += [Reading(elapsed, read_payout(api, payout_id)) for _ in range(reads)]
             if elapsed >= end or (until is not None and until(readings[payout_id])):
                 walking.remove(payout_id)
+            due[payout_id] = _next_read(readings[payout_id], step)
         if not walking:
             return readings
         elapsed += step
         next_step(clock, org_id, step, started, elapsed)
+
+
+def _next_read(readings: list[Reading], step: float) -> float:
+    """When a walk next reads its payout: a step after the last read, or, once it stands in a final state
+    (`completed`, `failed`), at twice the time since it was first read there, at least one step and at most
+    `SPARSEST` steps on: the change left to it is seen at most two steps late."""
+    last = readings[-1]
+    if last.status not in FINAL:
+        return last.elapsed + step
+    standing = list(itertools.takewhile(lambda r: r.status == last.status, reversed(readings)))
+    return last.elapsed + min(SPARSEST * step, max(step, 2 * (last.elapsed - standing[-1].elapsed)))
 
 
 def plan_walks(items: Iterable[Any], *, many_requests: bool = True) -> None:
@@ -129,10 +146,11 @@ def scenario_walk(timed: Timed, contract: Contract, unique: Unique, scenario: st
 
 def _ended(scenario: str) -> Callable[[list[Reading]], bool]:
     """Whether a real-time walk of `scenario` has seen all its tests read: the payout back from the bank
-    (`failed` after `completed`) for the returned scenario, else the last two reads `completed` or `failed`."""
+    (`failed` after `completed`) for the returned scenario, else the payout `completed` or `failed` (the
+    step's reads all the same, where a step reads more than once)."""
     if scenario == RETURNED:
         return came_back
-    return lambda rs: len(rs) >= 2 and rs[-1].status == rs[-2].status and rs[-1].status in ("completed", "failed")
+    return lambda rs: rs[-1].status in FINAL and all(r.status == rs[-1].status for r in rs if r.elapsed == rs[-1].elapsed)
 
 
 def came_back(readings: list[Reading]) -> bool:

@@ -28,6 +28,7 @@ def expect_same_id(read: Exchange, wanted: str, what: str) -> None:
     expect(member(read, "id") == wanted, f"reading {what} {wanted!r} answered id {member(read, 'id')!r}", read)
 
 
+@pytest.mark.breadth
 @pytest.mark.req("CONV-ORGID-UNCHANGED")
 @pytest.mark.parametrize("op_id", ORG_SCOPED_READS)
 def test_org_id_as_issued_works_on_every_prefix(api: Api, op_id: str) -> None:

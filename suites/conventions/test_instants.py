@@ -57,6 +57,7 @@ def instant_filters() -> list[Any]:
     return found
 
 
+@pytest.mark.breadth
 @pytest.mark.req("CONV-INSTANT-TIMEZONE")
 @pytest.mark.parametrize(("op_id", "param"), instant_filters())
 def test_instant_filter_requires_a_timezone(api: Api, op_id: str, param: str) -> None:

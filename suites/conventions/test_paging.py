@@ -99,6 +99,7 @@ def _filled(request: pytest.FixtureRequest, seed: Seed, contract: Contract, uniq
     return OwnList(markers, seed.pager(api, contract, op_id, params), lambda: _one_more(seed, api, contract, unique))
 
 
+@pytest.mark.breadth
 @pytest.mark.parametrize(("op_id", "seed"), _lists(_walk_reqs, unseeded=True, own=lambda s: True))
 def test_pages_concatenate_to_the_list(request: pytest.FixtureRequest, contract: Contract, unique, op_id: str,
                                        seed: Seed) -> None:
@@ -153,6 +154,7 @@ def _ids(page: Page) -> list[str]:
     return [identity(item) for item in page.items]
 
 
+@pytest.mark.breadth
 @pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: PAGING))
 def test_empty_list_has_no_cursor(request: pytest.FixtureRequest, contract: Contract, unique, op_id: str,
                                   seed: Seed) -> None:
@@ -174,6 +176,7 @@ def _grows_in_scope(seed: Seed) -> bool:
     return seed.own is not None and seed.own_grows
 
 
+@pytest.mark.breadth
 @pytest.mark.parametrize(("op_id", "seed"), _lists(lambda op, s: PAGING + ((s.cursor_req,) if s.cursor_req else ()),
                                                    lambda s: s.grows, own=lambda s: _grows_in_scope(s)))
 def test_inserts_between_reads_neither_repeat_nor_hide(request: pytest.FixtureRequest, contract: Contract, unique,

@@ -13,6 +13,7 @@ from .._support.samples import REFUSALS, SAMPLES, Sample
 from .._support.types import Unique
 
 
+@pytest.mark.breadth
 @pytest.mark.req("CONV-REQUEST-ID-HEADER")
 @pytest.mark.parametrize("sample", SAMPLES, ids=str)
 def test_every_response_carries_x_request_id(api: Api, contract: Contract, unique: Unique, sample: Sample) -> None:

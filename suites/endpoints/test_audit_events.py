@@ -131,6 +131,7 @@ def test_filter(request: pytest.FixtureRequest, contract: Contract, unique, name
            f"every row carries {name}={value!r}: the filter cannot be seen to work")
 
 
+@pytest.mark.breadth
 @pytest.mark.req("AUDIT-INVALID-QUERY")
 @pytest.mark.parametrize("instant", ["2026-01-01T00:00:00", "yesterday"])
 @pytest.mark.parametrize("name", ["createdAfter", "createdBefore"])

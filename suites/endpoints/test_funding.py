@@ -76,6 +76,7 @@ def test_a_good_transaction_funds_the_payout(api_as, contract: Contract, unique:
                  "canceling a payout whose funding was confirmed (it no longer awaits own funds)")
 
 
+@pytest.mark.breadth
 @pytest.mark.req("FUND-HASH-REQUIRED", "FUND-ERRORS")
 @pytest.mark.needs("crypto_key", "profile")
 @pytest.mark.parametrize("bad", [None, "0x1234", "0x" + "g" * 64, "ab" * 33], ids=["missing", "short", "not-hex", "no-0x"])

@@ -57,6 +57,7 @@ def test_add_method_answers_whole_recipient(api: Api, contract: Contract, unique
            f"a read shows methods {method_ids(read)}; the add-method answer showed {method_ids(ex.json)}")
 
 
+@pytest.mark.breadth
 @pytest.mark.parametrize(("corridor", "field"), MISSING_FIELDS)
 @pytest.mark.req("RCP-ADD-METHOD-VALIDATION")
 def test_add_method_missing_corridor_field_is_400(api: Api, contract: Contract, unique, corridor: str,

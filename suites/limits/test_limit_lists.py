@@ -62,6 +62,7 @@ def test_default_page_size(own_org, contract: Contract, unique, route: dict) -> 
            page.ex)
 
 
+@pytest.mark.breadth
 @pytest.mark.parametrize("route", _routes(lambda r: (ROUTES_REQ,)))
 def test_limit_in_range_is_honoured(own_org, contract: Contract, unique, route: dict) -> None:
     """`limit=1` gives one row of several; `limit=max` gives every row of a shorter list."""
@@ -99,6 +100,7 @@ ODD_VALUES = [pytest.param(2**31, id="2^31"), pytest.param(10**30, id="10^30"), 
               pytest.param("1.5", id="decimal"), pytest.param("", id="empty"), pytest.param([1, 2], id="repeated")]
 
 
+@pytest.mark.breadth
 @pytest.mark.smoke(ids=["2^31-balance_history", "2^31-balance_transactions", "2^31-audit_events"])
 @pytest.mark.parametrize("route", _routes(lambda r: (ROUTES_REQ, r["requirement"])))
 @pytest.mark.parametrize("value", ODD_VALUES)

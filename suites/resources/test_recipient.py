@@ -60,6 +60,7 @@ def test_recipient_fields(api: Api, contract: Contract, unique: Unique) -> None:
         expect_recipient(ex, sent)
 
 
+@pytest.mark.breadth
 @pytest.mark.req("RCP-METHOD-FIELDS")
 @pytest.mark.parametrize("corridor", CORRIDORS)
 def test_payment_method_fields(api: Api, contract: Contract, unique: Unique, corridor: str) -> None:
@@ -72,6 +73,7 @@ def test_payment_method_fields(api: Api, contract: Contract, unique: Unique, cor
         expect_method(ex, methods[0], sent["paymentMethod"]["kind"], "paymentMethods[0]")
 
 
+@pytest.mark.breadth
 @pytest.mark.req("RCP-METHOD-DETAILS-KIND")
 @pytest.mark.parametrize("corridor", CORRIDORS)
 def test_method_details_kind(api: Api, contract: Contract, unique: Unique, corridor: str) -> None:

@@ -93,16 +93,20 @@ def test_tier_and_selection(project):
 
 
 def test_smoke_and_a_pool_get_more_workers():
-    """The smoke tier's tests wait on the spec's clocks in real time: more workers, as a key pool gets."""
+    """The smoke tier's tests, and a run without an operator, wait on the spec's clocks in real time: more
+    workers, as a key pool gets."""
     from types import SimpleNamespace
 
     from payconform.cli.parser import DEFAULT_WORKERS, POOL_WORKERS
     from payconform.cli.run import default_workers
 
-    one_key = SimpleNamespace(pool=[], rate_limit=100, ip_rate_limit=2000)
-    pool = SimpleNamespace(pool=["k1", "k2"], rate_limit=100, ip_rate_limit=2000)
+    operator = {"adapter": "reference", "url": "http://127.0.0.1:9/_operator"}
+    one_key = SimpleNamespace(pool=[], rate_limit=100, ip_rate_limit=2000, operator_config=operator)
+    pool = SimpleNamespace(pool=["k1", "k2"], rate_limit=100, ip_rate_limit=2000, operator_config=operator)
+    real_time = SimpleNamespace(pool=[], rate_limit=100, ip_rate_limit=2000, operator_config={"adapter": "none"})
     assert default_workers(one_key) == default_workers(one_key, "full") == DEFAULT_WORKERS != POOL_WORKERS
     assert default_workers(one_key, "smoke") == default_workers(pool) == POOL_WORKERS
+    assert default_workers(real_time) == default_workers(real_time, "full") == POOL_WORKERS
 
 
 def test_tiers():

@@ -1,10 +1,12 @@
 """A real-time walk reads at the profile's instants (`suites/_support/realtime.py`, `next_step`): the time its
 reads spent waiting for the pacer is taken off the next wait, so a walk on a busy key does not drift a step
-later each time; an operator clock is moved by whole steps."""
+later each time; an operator clock is moved by whole steps. A walk ends at its payout's final state, and a
+payout standing in one while a bank return is still to come is read less and less often (`machines`)."""
 
 from __future__ import annotations
 
-from suites._support import realtime
+from payconform.contract import run_contract
+from suites._support import machines, realtime
 from suites._support.realtime import REAL_TIME, next_step
 
 
@@ -29,3 +31,37 @@ def test_an_operator_clock_moves_a_whole_step() -> None:
     clock = Clock()
     next_step(clock, "org", 10.0, started=0.0, elapsed=50.0)
     assert clock.moves == [10.0]
+
+
+class Answer:
+    def __init__(self, status: str) -> None:
+        self.json = {"status": status}
+
+
+def _walked(monkeypatch, scenario: str) -> list[float]:
+    """The instants a walk of `scenario` reads a payout that is processing at 10 s, completed at 30 s and, for
+    the returned scenario, back (failed) at 90 s: the reference's timeline."""
+    clock, now = Clock(), [0.0]
+
+    def status(at: float) -> str:
+        if scenario == machines.RETURNED and at >= 90:
+            return "failed"
+        return "completed" if at >= 30 else "processing" if at >= 10 else "pending"
+
+    monkeypatch.setattr(machines, "read_payout", lambda api, payout_id: Answer(status(now[0])))
+    monkeypatch.setattr(clock, "advance", lambda org_id, seconds: now.__setitem__(0, now[0] + seconds))
+    walked = machines.walk_together(None, clock, "org", run_contract(), {"po_1": (1, machines._ended(scenario))})
+    return [(r.elapsed, r.status) for r in walked["po_1"]]
+
+
+def test_a_walk_ends_at_the_final_state(monkeypatch) -> None:
+    assert _walked(monkeypatch, "default") == [(0, "pending"), (10, "processing"), (20, "processing"),
+                                               (30, "completed")]
+
+
+def test_a_final_state_is_read_less_often_until_the_bank_return(monkeypatch) -> None:
+    """Completed at 30 s: read at 40, 60 (twice the time it stood there), then 90 (three steps on at most) sees
+    the return, where a read every step would take seven reads from 30 to 90 s."""
+    assert _walked(monkeypatch, machines.RETURNED) == [
+        (0, "pending"), (10, "processing"), (20, "processing"), (30, "completed"), (40, "completed"),
+        (60, "completed"), (90, "failed")]
