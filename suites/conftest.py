@@ -52,12 +52,15 @@ def timed(request: pytest.FixtureRequest, own_org) -> Timed:
     """Where a test lets the profile's seconds pass (a batch run's or a payout's timeline). With an operator
     clock: a fresh organization whose clock is moved, so nothing is waited for. Without one: the target's own
     organization in real time (`realtime.REAL_TIME`; a wait longer than `REAL_WAIT` skips), never moving the
-    clock of an organization other tests share. The requirement needs only a key either way."""
+    clock of an organization other tests share; its timed reads then go out on the target's read-only key
+    where it has one (`Timed.reads`). The requirement needs only a key either way."""
     try:
         clock = request.getfixturevalue("clock")
         org = request.getfixturevalue("fresh_org")()
     except pytest.skip.Exception:
-        return Timed(own_org().api, REAL_TIME)
+        target = request.getfixturevalue("target")
+        reader = request.getfixturevalue("api_as")("read_only_key") if target.has("read_only_key") else None
+        return Timed(own_org().api, REAL_TIME, reader)
     return Timed(org.api, clock)
 
 

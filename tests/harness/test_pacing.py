@@ -258,26 +258,23 @@ def test_tests_that_fill_lists_run_last():
 
 
 def test_in_the_smoke_tier_the_long_real_time_waits_start_first(tmp_path):
-    """``long_wait`` tests (the bank return's 90 s) go first where the tier runs marked tests, then the tests
-    that wait for webhook deliveries, and those that only send go last; the suites mark the `payout.returned`
-    row of the event types, and a smoke collection hands it out first."""
+    """``long_wait`` tests (the bank return's 90 s) go first where the tier runs marked tests; the suites mark
+    the `payout.returned` row of the event types, and a smoke collection hands it out first."""
     from types import SimpleNamespace
 
-    from payconform.plugin.order import waits_first
+    from payconform.plugin.order import long_waits_first
 
-    def item(name, wait=False, delivered=False):
-        return SimpleNamespace(name=name, fixturenames=["api", *(["webhook_server"] if delivered else [])],
+    def item(name, wait=False):
+        return SimpleNamespace(name=name,
                                get_closest_marker=lambda mark: object() if wait and mark == "long_wait" else None)
 
-    order = waits_first([item("a"), item("d1", delivered=True), item("w1", True), item("b"), item("w2", True),
-                         item("d2", delivered=True)])
-    assert [i.name for i in order] == ["w1", "w2", "d1", "d2", "a", "b"]
+    order = long_waits_first([item("a"), item("w1", True), item("b"), item("w2", True)])
+    assert [i.name for i in order] == ["w1", "w2", "a", "b"]
     listed = subprocess.run([sys.executable, "-m", "pytest", str(paths.suites_dir()), "-p", "payconform.plugin",
                              "--tier", "smoke", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"],
                             capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path).stdout.splitlines()
-    tests = [line for line in listed if "::" in line]
-    assert tests[0].endswith("test_event_type_is_delivered_and_fed[payout.returned]"), tests[0]
-    assert "suites/events/" in tests[3] and "suites/events/" not in tests[-1], tests
+    first = next(line for line in listed if "::" in line)
+    assert first.endswith("test_event_type_is_delivered_and_fed[payout.returned]"), first
 
 
 def test_a_wider_fixture_keeps_its_module_whole():
@@ -291,3 +288,4 @@ def test_a_wider_fixture_keeps_its_module_whole():
 
     assert _shares_fixtures(item("function", "module"))
     assert not _shares_fixtures(item("function", "session"))  # one per worker whatever the order
+

@@ -65,3 +65,21 @@ def test_a_final_state_is_read_less_often_until_the_bank_return(monkeypatch) -> 
     assert _walked(monkeypatch, machines.RETURNED) == [
         (0, "pending"), (10, "processing"), (20, "processing"), (30, "completed"), (40, "completed"),
         (60, "completed"), (90, "failed")]
+
+
+def test_a_read_the_pacer_held_past_a_step_is_marked_late(monkeypatch) -> None:
+    """In real time, a read answered more than a step after its instant is `late`: the payout-state tests do not
+    judge a row a late walk may have missed (a busy key's window turning takes longer than a state lasts)."""
+    now = [0.0]
+    monkeypatch.setattr(machines.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(REAL_TIME, "advance", lambda org_id, seconds: now.__setitem__(0, now[0] + seconds),
+                        raising=False)
+
+    def read(api, payout_id):
+        if now[0] >= 10:
+            now[0] += 25  # the pacer held this read 25 s
+        return Answer("completed" if now[0] >= 30 else "processing" if now[0] >= 10 else "pending")
+
+    monkeypatch.setattr(machines, "read_payout", read)
+    walked = machines.walk_together(None, REAL_TIME, "org", run_contract(), {"po_1": (1, machines._ended("default"))})
+    assert [(r.elapsed, r.status, r.late) for r in walked["po_1"]] == [(0, "pending", False), (10, "completed", True)]
