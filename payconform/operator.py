@@ -16,6 +16,7 @@ import httpx
 
 from . import accounting as _accounting
 from . import redact as _redact
+from .transport_http import DeadlineTransport
 
 OPERATIONS = ("create_org", "update_org", "issue_key", "revoke_key", "advance_clock", "inject_fault",
               "register_signing_key", "rotate_key", "rotate_signing_key", "register_webhook_endpoint",
@@ -109,7 +110,10 @@ class HttpOperator:
         self.token = token
         self.capabilities = set(OPERATIONS)
         _redact.default().add(token)
-        self._http = httpx.Client(timeout=timeout, trust_env=False, follow_redirects=False, transport=transport,
+        # The suite's transport: its pool drops an idle connection before the server's keep-alive closes it, so a
+        # call after a pause (a pacing sleep, a real-time wait) never races that close.
+        self._http = httpx.Client(timeout=timeout, trust_env=False, follow_redirects=False,
+                                  transport=transport or DeadlineTransport(),
                                   headers={"x-operator-token": token, "user-agent": "payconform-operator"})
 
     def close(self) -> None:

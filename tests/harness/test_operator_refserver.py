@@ -1,4 +1,7 @@
 import os
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import textwrap
 from pathlib import Path
 
@@ -122,3 +125,45 @@ def test_the_operator_token_is_not_on_the_command_line() -> None:
         assert ref.operator_token not in cmdline
         assert httpx.get(ref.operator_url + "/health", timeout=5).status_code == 200
         assert HttpOperator(ref.operator_url, ref.operator_token).create_org() is not None
+
+
+def test_operator_calls_never_reuse_a_connection_the_server_may_be_closing(monkeypatch):
+    """An operator call after a pause opens a fresh connection once the idle one is older than the suite's
+    keep-alive expiry (below the 5 s after which uvicorn, and so the reference, closes it): reusing it raced that
+    close and failed a CI run with "Server disconnected without sending a response"."""
+    from payconform import transport_http
+
+    monkeypatch.setattr(transport_http, "KEEPALIVE_EXPIRY", 0.3)
+    connections: list[object] = []
+
+    class KeepsAlive(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            connections.append(self.client_address)
+            super().setup()
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            self.send_response(201)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", "17")
+            self.end_headers()
+            self.wfile.write(b'{"orgId": "org1"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), KeepsAlive)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    op = HttpOperator(f"http://127.0.0.1:{server.server_address[1]}/_operator", "tok")
+    try:
+        assert op.create_org() == "org1" and op.create_org() == "org1"
+        assert len(connections) == 1, "back-to-back calls share one kept-alive connection"
+        time.sleep(0.6)
+        assert op.create_org() == "org1"
+        assert len(connections) == 2, "a connection idle past the expiry is not reused"
+    finally:
+        op.close()
+        server.shutdown()
+        server.server_close()
