@@ -94,10 +94,10 @@ def test_tier_and_selection(project):
 
 def test_smoke_and_a_pool_get_more_workers():
     """The smoke tier's tests, and a run without an operator, wait on the spec's clocks in real time: more
-    workers, as a key pool gets."""
+    workers, as a key pool gets; the smoke tier without an operator, most of all."""
     from types import SimpleNamespace
 
-    from payconform.cli.parser import DEFAULT_WORKERS, POOL_WORKERS
+    from payconform.cli.parser import DEFAULT_WORKERS, POOL_WORKERS, REAL_TIME_SMOKE_WORKERS
     from payconform.cli.run import default_workers
 
     operator = {"adapter": "reference", "url": "http://127.0.0.1:9/_operator"}
@@ -107,6 +107,8 @@ def test_smoke_and_a_pool_get_more_workers():
     assert default_workers(one_key) == default_workers(one_key, "full") == DEFAULT_WORKERS != POOL_WORKERS
     assert default_workers(one_key, "smoke") == default_workers(pool) == POOL_WORKERS
     assert default_workers(real_time) == default_workers(real_time, "full") == POOL_WORKERS
+    assert default_workers(real_time, "smoke") == REAL_TIME_SMOKE_WORKERS
+    assert int(REAL_TIME_SMOKE_WORKERS) > int(POOL_WORKERS)
 
 
 def test_tiers():
