@@ -17,6 +17,12 @@ budget of their own on top: ``acquire(credential, method, url)``. Credentials ex
 requests without a credential, are neither held to nor counted in those budgets (an exempt credential's sends
 are recorded all the same, so that a rate-limit test knows what its credential's windows may hold).
 
+A request sent inside ``urgent()`` (a payout walk's read, due at an instant of the sandbox's real time) takes
+the credential's next free slot before any request that can wait: while it waits, a row in ``urgent`` keeps
+one slot of the window for it, which other requests with that credential leave free. Without it a walk's read
+on a one-key run waited behind the other workers' requests for the key's window, often longer than a payout
+stays in a state, and the row it was to see went unjudged.
+
 The controller picks the file and hands its path to the workers (``workerinput``) or, for runs
 without xdist, through the ``PAYCONFORM_PACING_DB`` environment variable. For a target the run did not start
 itself the file outlives the run (``run_db_path``): one per target under the user's cache directory, named by
@@ -28,6 +34,7 @@ prefixes) and route names only: no key, no URL.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -36,7 +43,8 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +60,18 @@ ANONYMOUS = "-"
 # the bucket prefix of an exempt credential's sends to a route with a row of its own: recorded (a rate-limit
 # test counts them), never spent from the row's budget (a shared row's budget is the paced credentials')
 EXEMPT_BUCKET = "!"
+URGENT_POLL = 0.25  # seconds a request that leaves a slot to an urgent one waits before it looks again
+_URGENT: ContextVar[bool] = ContextVar("payconform_urgent", default=False)
+
+
+@contextlib.contextmanager
+def urgent() -> Iterator[None]:
+    """Requests sent inside the block take their credential's next free slot before other requests do."""
+    token = _URGENT.set(True)
+    try:
+        yield
+    finally:
+        _URGENT.reset(token)
 
 
 def credential_id(credential: str | None) -> str:
@@ -172,6 +192,7 @@ class Pacer:
             conn.execute("CREATE INDEX IF NOT EXISTS sends_cred_ts ON sends (cred, ts)")
             conn.execute("CREATE INDEX IF NOT EXISTS sends_ts ON sends (ts)")
             conn.execute("CREATE TABLE IF NOT EXISTS holds (cred TEXT PRIMARY KEY, until REAL NOT NULL)")
+            conn.execute("CREATE TABLE IF NOT EXISTS urgent (cred TEXT NOT NULL, until REAL NOT NULL)")
 
     def exempt_credential(self, credential: str) -> None:
         """Let a credential that a test trips on purpose skip its own budget; the IP budget still applies."""
@@ -201,15 +222,29 @@ class Pacer:
         route = None if cred == ANONYMOUS else self._route(method, url)
         conn = self._conn()
         started = self._clock()
-        while True:
-            wait = self._try(conn, cred, route)
-            if wait <= 0:
-                return self._clock() - started
-            if self._clock() - started + wait > self.max_wait:
-                raise TimeoutError(
-                    f"pacing: waited {self._clock() - started:.0f}s for a slot under the rate limit; giving up"
-                )
-            self._sleep(min(wait, 5.0))
+        urgent = _URGENT.get() and cred != ANONYMOUS
+        with self._waiting_urgently(cred) if urgent else contextlib.nullcontext():
+            while True:
+                wait = self._try(conn, cred, route, urgent=urgent)
+                if wait <= 0:
+                    return self._clock() - started
+                if self._clock() - started + wait > self.max_wait:
+                    raise TimeoutError(
+                        f"pacing: waited {self._clock() - started:.0f}s for a slot under the rate limit; giving up"
+                    )
+                self._sleep(min(wait, 5.0))
+
+    @contextlib.contextmanager
+    def _waiting_urgently(self, cred: str) -> Iterator[None]:
+        """A slot of ``cred``'s window kept for an urgent request while it waits (the row outlives a process
+        that died waiting by no more than ``max_wait``)."""
+        conn = self._conn()
+        rowid = conn.execute("INSERT INTO urgent (cred, until) VALUES (?, ?)",
+                             (cred, self._clock() + self.max_wait)).lastrowid
+        try:
+            yield
+        finally:
+            conn.execute("DELETE FROM urgent WHERE rowid = ?", (rowid,))
 
     def settle(self) -> None:
         """The answer to this thread's last acquired request is in (or it failed): its slot counts from now."""
@@ -240,8 +275,9 @@ class Pacer:
         self._conn().execute("INSERT INTO holds (cred, until) VALUES (?, ?) ON CONFLICT(cred) DO UPDATE SET"
                              " until = max(until, excluded.until)", (cred, self._clock() + seconds))
 
-    def _try(self, conn: sqlite3.Connection, cred: str, route: RouteLimit | None = None) -> float:
-        """One attempt: 0 if recorded, else the seconds until a slot may free up."""
+    def _try(self, conn: sqlite3.Connection, cred: str, route: RouteLimit | None = None, urgent: bool = False) -> float:
+        """One attempt: 0 if recorded, else the seconds until a slot may free up. A request that is not
+        ``urgent`` leaves a slot free for each urgent one waiting with the same credential."""
         conn.execute("BEGIN IMMEDIATE")
         try:
             now = self._clock()
@@ -269,6 +305,9 @@ class Pacer:
                         (cred, horizon, mine - self.per_credential),
                     ).fetchone()
                     waits.append(row[0] + self.window - now)
+                elif not urgent and mine + conn.execute("SELECT COUNT(*) FROM urgent WHERE cred = ? AND until > ?",
+                                                        (cred, now)).fetchone()[0] >= self.per_credential:
+                    waits.append(URGENT_POLL)
             exempt = cred in self.exempt
             if route is not None and not exempt:
                 waits += self._route_wait(conn, cred, route, horizon, now)

@@ -7,6 +7,7 @@ never moved backwards on the way. How far to move the clock is the profile's (`s
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -15,6 +16,7 @@ from typing import Any, NamedTuple
 from payconform.client import Api, Exchange
 from payconform.contract import Contract, run_contract
 from payconform.expect import expect
+from payconform.pacing import urgent
 
 from . import runwide
 from .payouts import create_payout, read_payout, timeline
@@ -76,7 +78,8 @@ def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
         for payout_id in [p for p in walking if elapsed >= min(due[p], end)]:
             reads, until = payouts[payout_id]
             for _ in range(reads):
-                ex = read_payout(api, payout_id)
+                with urgent() if clock is REAL_TIME else contextlib.nullcontext():  # due now, not when the key is free
+                    ex = read_payout(api, payout_id)
                 late = clock is REAL_TIME and time.monotonic() - started > elapsed + step
                 readings[payout_id].append(Reading(elapsed, ex, late))
             if elapsed >= end or (until is not None and until(readings[payout_id])):

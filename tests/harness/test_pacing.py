@@ -115,6 +115,30 @@ def test_acquire_waits_for_the_window(tmp_path):
     assert waited == pytest.approx(61.0, abs=0.1)  # the oldest send had to leave the 61 s window
 
 
+def test_an_urgent_request_takes_the_next_free_slot(tmp_path):
+    """A payout walk's read is due at an instant of real time: while it waits (in any process), the slot that
+    frees next is its, and the other requests with that credential wait for the one after."""
+    now, slept, sleep = _fake_time()
+    path = new_db_path(tmp_path)
+    pacer = Pacer(path, 10, 1000, window=61, clock=lambda: now[0], sleep=sleep)
+    walk = Pacer(path, 10, 1000, window=61, clock=lambda: now[0], sleep=sleep)  # another process's
+    start = now[0]
+    for _ in range(10):  # the whole limit, one send a second
+        pacer.acquire(KEY_A)
+        now[0] += 1.0
+    now[0] = start + 61.5  # the first send has left the window: one slot is free
+    with walk._waiting_urgently(credential_id(KEY_A)):  # the walk's read waits for it
+        waited = pacer.acquire(KEY_A)  # another test's request leaves it be: it takes the slot after (62.0)
+    assert waited == pytest.approx(0.5, abs=pacing.URGENT_POLL)
+    assert pacer.acquire(KEY_B) == 0.0  # another credential's requests are not held
+    now[0] = start + 63.2  # the sends at 1.0 and 2.0 have left: two slots free, nobody waits urgently
+    with pacing.urgent():
+        assert walk.acquire(KEY_A) == 0.0
+    assert pacer.acquire(KEY_A) == 0.0
+    assert pacer.acquire(KEY_A) == pytest.approx(64.0 - 63.2, abs=0.01)  # the window is full again
+    assert walk._conn().execute("SELECT COUNT(*) FROM urgent").fetchone()[0] == 0  # nothing kept once sent
+
+
 def test_a_slot_frees_a_window_after_its_answer(tmp_path):
     """The target counts a request somewhere between its send and its answer: a slow answer holds the slot
     a window from the answer, so a delayed request never lands in the same window as a later one."""
