@@ -28,7 +28,7 @@ from .answers import scalars
 from .approvals import fund_for_threshold, hold
 from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, awaited, kind, parsed, wait_for
 from .machines import path, walk
-from .payments import example_total, force, payment, refund
+from .payments import example_total, forced, payment, refund
 from .payouts import cancel_payout, create_payout, create_self_funded, timeline
 from .profile import success
 from .realtime import REAL_TIME
@@ -173,10 +173,13 @@ TOTALS = {"paid": "paid", "fail": "settles_later", "chargeback": "paid", "refund
 
 
 def _checkout(stage: Stage, outcome: str) -> Subject:
-    _, paid = payment(stage.api, stage.contract, stage.unique, example_total(stage.contract, TOTALS[outcome]))
+    total = example_total(stage.contract, TOTALS[outcome])
     if outcome in ("fail", "chargeback", "refund"):
-        expect_status(force(stage.api, paid["id"], outcome), 200, f"forcing `{outcome}` on a simulated payment")
-    elif outcome == "partial_refund":
+        _, paid, ex = forced(stage.api, stage.contract, stage.unique, total, outcome)
+        expect_status(ex, 200, f"forcing `{outcome}` on a simulated payment")
+        return Subject("payment", paid["id"])
+    _, paid = payment(stage.api, stage.contract, stage.unique, total)
+    if outcome == "partial_refund":
         partial_refund(stage, paid)
     return Subject("payment", paid["id"])
 

@@ -15,6 +15,7 @@ import pytest
 from payconform.client import Api, Exchange
 from payconform.contract import Contract
 from payconform.expect import expect, expect_status
+from payconform.pacing import urgent
 
 from . import runwide
 from .checkout import sent_link
@@ -104,6 +105,29 @@ def force(api: Api, payment_id: str, action: str, **kw: Any) -> Exchange:
     return api.op("simulateCheckoutPaymentOutcome", paymentId=payment_id, json={"action": action}, **kw)
 
 
+SETTLED = ("pending", "paid")  # the one move a payment makes on its own within seconds (the sandbox's `.02`)
+SETTLE_TRIES = 3  # payments made for a forced outcome that the sandbox settled before the force reached them
+
+
+def forced(api: Api, contract: Contract, unique: Unique, total: str, action: str) -> tuple[str, dict[str, Any], Exchange]:
+    """(link id, payment, the force's answer) of a payment priced `total` forced to `action`. A `.02` payment
+    is pending only until it "settles to paid over the next twenty seconds" of real time, so both requests go
+    out urgent (`pacing.urgent`: the key's next free slot), and a pending one the force found settled already
+    (`moved: false`, the payment `paid`: on one key the window may hold a request that long) is made anew, up
+    to `SETTLE_TRIES` times; then the test is skipped, saying so."""
+    for _ in range(SETTLE_TRIES):
+        with urgent():
+            link_id, paid = payment(api, contract, unique, total)
+            ex = force(api, paid["id"], action)
+        if not (paid.get("status") == "pending" and ex.status == 200 and isinstance(ex.json, dict)
+                and ex.json.get("moved") is False
+                and (ex.json.get("status") or read_payment(api, contract, link_id, paid["id"]).get("status")) == "paid"):
+            return link_id, paid, ex
+    pytest.skip(f"{SETTLE_TRIES} pending payments had settled to `paid` before the forced `{action}` reached them "
+                "(the key's window held the requests past the twenty seconds a `.02` payment stays pending): "
+                "not judged in this run")
+
+
 def list_payments(api: Api, link_id: str, **params: Any) -> Exchange:
     ex = api.op("listCheckoutPayments", linkId=link_id, params=params or None)
     expect_status(ex, 200, f"listing the payments of a link with {params or 'no parameters'}")
@@ -131,9 +155,13 @@ def refund(api: Api, contract: Contract, payment_id: str, amount_base: str | Non
 
 def expect_payment_unchanged(api: Api, contract: Contract, link_id: str, before: dict[str, Any],
                              refusal: Exchange) -> None:
-    """The payment read after `refusal` has the `status` and `refundedBase` it had `before`: no money moved."""
+    """The payment read after `refusal` has the `status` and `refundedBase` it had `before`: no money moved. A
+    `pending` payment read `paid` has settled on its own (a `.02` payment "settles to paid over the next twenty
+    seconds" of real time, which a read on a busy key may outlast): not a move of the refusal's."""
     after = read_payment(api, contract, link_id, before["id"])
     for field in ("status", "refundedBase"):
+        if field == "status" and (before.get(field), after.get(field)) == SETTLED:
+            continue
         expect(after.get(field) == before.get(field), f"the refusal moved money: `{field}` went from"
                f" {before.get(field)!r} to {after.get(field)!r}", refusal)
 

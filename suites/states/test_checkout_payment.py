@@ -20,7 +20,7 @@ from payconform.client import Api
 from payconform.contract import Contract, run_contract
 from payconform.expect import expect, expect_status
 
-from .._support.payments import example_total, force, payment, read_payment
+from .._support.payments import example_total, force, forced, payment, read_payment
 from .._support.realtime import REAL_WAIT, Timed
 
 SEEN = ("pending", "paid")
@@ -83,9 +83,8 @@ def test_simulated_payment_timeline(scenario: dict, timed: Timed, contract: Cont
 def test_forced_outcome(row: dict, api: Api, contract: Contract, unique) -> None:
     """Force the row's outcome on a payment in its `from` state: `moved: true`, the payment leaves that
     state, and the authoritative read agrees (a forced refund refunds in full)."""
-    link_id, paid = payment(api, contract, unique, example_total(contract, row["from_total"]))
+    link_id, paid, ex = forced(api, contract, unique, example_total(contract, row["from_total"]), row["action"])
     origin = paid.get("status")
-    ex = force(api, paid["id"], row["action"])
     expect_status(ex, 200, f"forcing `{row['action']}` on a {origin} payment")
     expect(ex.json.get("moved") is True, f"forcing `{row['action']}` answered moved {ex.json.get('moved')!r}", ex)
     after = read_payment(api, contract, link_id, paid["id"])
