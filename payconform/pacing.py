@@ -17,15 +17,13 @@ budget of their own on top: ``acquire(credential, method, url)``. Credentials ex
 requests without a credential, are neither held to nor counted in those budgets (an exempt credential's sends
 are recorded all the same, so that a rate-limit test knows what its credential's windows may hold).
 
-A request sent inside ``urgent()`` (a payout walk's read, due at an instant of the sandbox's real time) takes
-the credential's next free slot before any request that can wait: while it waits, a row in ``urgent`` keeps
-one slot of the window for it, which other requests with that credential leave free. Without it a walk's read
-on a one-key run waited behind the other workers' requests for the key's window, often longer than a payout
-stays in a state, and the row it was to see went unjudged.
+A request sent inside ``urgent()`` (due within the sandbox's real time: a payout walk's read) takes its
+credential's next free slot: while it waits, a row in ``urgent`` keeps one slot of the window for it, which
+the other requests with that credential leave free.
 
 The controller picks the file and hands its path to the workers (``workerinput``) or, for runs
 without xdist, through the ``PAYCONFORM_PACING_DB`` environment variable. For a target the run did not start
-itself the file outlives the run (``run_db_path``): one per target under the user's cache directory, named by
+itself the file outlives the run (``pacing_files.run_db_path``): one per target under the user's cache directory, named by
 a hash of the base URL. The target's windows do not end with a run, so a run started right after another
 (or beside it) on the same target and credentials counts what that one sent in the last window, and a
 ``Retry-After`` hold it met, instead of meeting a 429. The file holds send times, credential ids (hash
@@ -37,10 +35,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import math
-import os
 import re
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -51,8 +47,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 ENV_VAR = "PAYCONFORM_PACING_DB"
-CACHE_VAR = "PAYCONFORM_CACHE_DIR"  # where the targets' pacing files live (default: $XDG_CACHE_HOME/payconform)
-STALE_AFTER = 86400.0  # a target's pacing file untouched this long holds nothing of use: removed
 # The share of each limit the run spends: all of it, since every request of the run (the CLI's preflight
 # too) is recorded and settled when its answer is in; the window is a second longer than the limiter's.
 FRACTION = 1.0
@@ -79,58 +73,6 @@ def credential_id(credential: str | None) -> str:
     if not credential:
         return ANONYMOUS
     return hashlib.sha256(credential.encode("utf-8")).hexdigest()[:16]
-
-
-def new_db_path(directory: str | Path | None = None) -> Path:
-    fd, name = tempfile.mkstemp(prefix="payconform-pacing-", suffix=".sqlite3", dir=directory)
-    os.close(fd)
-    return Path(name)
-
-
-def cache_dir() -> Path:
-    """payconform's directory under the user's cache (``PAYCONFORM_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or
-    ``~/.cache``)."""
-    override = os.environ.get(CACHE_VAR)
-    if override:
-        return Path(override)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "payconform"
-
-
-def target_db_path(base_url: str, directory: str | Path | None = None) -> Path:
-    """The pacing file every run against ``base_url`` shares (under ``directory``, by default the cache's
-    ``pacing/``), named by 16 hex digits of the SHA-256 of the URL (scheme and host in lower case, no trailing
-slash); files of targets unused for a day are removed."""
-    folder = Path(directory) if directory is not None else cache_dir() / "pacing"
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    _remove_stale(folder, time.time() - STALE_AFTER)
-    parts = urlsplit(base_url.strip())
-    same = f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}?{parts.query}"
-    digest = hashlib.sha256(same.encode("utf-8")).hexdigest()[:16]
-    return folder / f"{digest}.sqlite3"
-
-
-def _remove_stale(folder: Path, before: float) -> None:
-    """Remove the pacing files (with their write-ahead logs) none of whose parts changed since ``before``."""
-    for db in folder.glob("*.sqlite3"):
-        parts = [db, *(db.with_name(db.name + suffix) for suffix in ("-wal", "-shm"))]
-        try:
-            if max((p.stat().st_mtime for p in parts if p.exists()), default=before) < before:
-                for part in parts:
-                    part.unlink(missing_ok=True)
-        except OSError:
-            pass  # another run removed it first, or it is not ours to remove
-
-
-def run_db_path(base_url: str | None, scratch: str | Path) -> Path:
-    """A run's pacing file: the target's shared file (``target_db_path``), or a new file in ``scratch`` for a
-    target the run started itself (``base_url`` None: nothing else sends to it) or when the cache directory
-    cannot be written."""
-    if base_url:
-        try:
-            return target_db_path(base_url)
-        except OSError:
-            pass
-    return new_db_path(scratch)
 
 
 @dataclass(frozen=True)

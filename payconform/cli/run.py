@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import pacing, paths
+from ..pacing_files import run_db_path
 from ..artifacts import find_leaks
 from ..cost import STARTED_VAR, estimate
 from ..target import Target, TargetConfigError, flag_overrides
@@ -212,7 +213,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             print(f"payconform: reference server at {target.base_url}", file=sys.stderr)
         # a target of the user's: its pacing file outlives the run (the next run knows what this one sent)
         pacing_db = os.environ.get(pacing.ENV_VAR) or str(
-            pacing.run_db_path(None if server is not None else target.base_url, tmpdir))
+            run_db_path(None if server is not None else target.base_url, tmpdir))
         if _paced_preflight_blocks(target, pacing_db):
             return CANNOT_TEST
         # after the preflight: its counts are handed over in the environment

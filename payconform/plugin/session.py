@@ -23,6 +23,7 @@ from .. import tiers as _tiers
 from ..client import Api
 from ..cost import run_started
 from ..operator import load_operator
+from ..pacing_files import run_db_path
 from ..target import Target, TargetConfigError
 from .options import base_url, target_overrides
 
@@ -152,7 +153,7 @@ def _configure(state: PayconformState) -> None:
             db = os.environ.get(_pacing.ENV_VAR)
             if not db:
                 # a target of the user's: its pacing file outlives the run (the next run knows what this one sent)
-                db = str(_pacing.run_db_path(None if state.server is not None else target.base_url,
+                db = str(run_db_path(None if state.server is not None else target.base_url,
                                              state.tmpdir()))
         state.pacer = _pacing.for_target(db, target, state.contract.limits.get("rate_limits") or [])
         _pacing.set_current(state.pacer)

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from payconform import pacing, paths
-from payconform.pacing import Pacer, credential_id, new_db_path, route_limits, run_db_path, target_db_path
+from payconform import pacing, pacing_files, paths
+from payconform.pacing import Pacer, credential_id, route_limits
+from payconform.pacing_files import new_db_path, run_db_path, target_db_path
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_C = "svc_test_" + "c" * 32 + "_" + "C" * 43
@@ -178,7 +179,7 @@ def test_a_run_right_after_another_counts_what_that_one_sent(tmp_path):
 
 
 def test_a_targets_pacing_file_holds_no_secret_and_stale_files_go(tmp_path, monkeypatch):
-    monkeypatch.setenv(pacing.CACHE_VAR, str(tmp_path / "cache"))
+    monkeypatch.setenv(pacing_files.CACHE_VAR, str(tmp_path / "cache"))
     url = BASE_URL + "?token=" + "s" * 24
     path = run_db_path(url, tmp_path / "scratch")
     assert path.parent == tmp_path / "cache" / "pacing" and path == target_db_path(url.replace("https://sandbox", "HTTPS://SANDBOX"))
@@ -188,7 +189,7 @@ def test_a_targets_pacing_file_holds_no_secret_and_stale_files_go(tmp_path, monk
     assert KEY_A[9:41].encode() not in stored and b"s" * 24 not in stored and b"example" not in stored
     stale = target_db_path("https://stale.example.test", tmp_path / "cache" / "pacing")
     Pacer(stale, 10, 100).acquire(KEY_A)
-    old = pacing.time.time() - pacing.STALE_AFTER - 10
+    old = pacing_files.time.time() - pacing_files.STALE_AFTER - 10
     for part in stale.parent.glob(stale.name + "*"):
         os.utime(part, (old, old))
     target_db_path(BASE_URL, tmp_path / "cache" / "pacing")
