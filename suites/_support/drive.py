@@ -177,10 +177,10 @@ def _checkout(stage: Stage, outcome: str) -> Subject:
     if outcome in ("fail", "chargeback", "refund"):
         _, paid, ex = forced(stage.api, stage.contract, stage.unique, total, outcome)
         expect_status(ex, 200, f"forcing `{outcome}` on a simulated payment")
-        return Subject("payment", paid["id"])
-    _, paid = payment(stage.api, stage.contract, stage.unique, total)
-    if outcome == "partial_refund":
-        partial_refund(stage, paid)
+    else:
+        _, paid = payment(stage.api, stage.contract, stage.unique, total)
+        if outcome == "partial_refund":
+            partial_refund(stage, paid)
     return Subject("payment", paid["id"])
 
 

@@ -17,7 +17,6 @@ import pytest
 from payconform.client import Api, Exchange, new_idempotency_key
 from payconform.contract import Contract
 from payconform.expect import expect, expect_error, expect_status
-
 from payconform.pacing import urgent
 
 from .._support.payments import example_total, expect_payment_unchanged, force, forced, payment, read_payment, refund
