@@ -229,8 +229,10 @@ class RunCounts:
         return total
 
     def summary(self, credentials: Mapping[str, Any], planned: Iterable[str]) -> dict[str, Any]:
-        """The counts for ``results.json``: per phase, part and (named) credential, 429s planned (in a test
-        of ``planned`` node ids) and unplanned, ``Retry-After`` waits, seconds spent waiting for pacing."""
+        """The counts for ``results.json``: per phase, part and (named) credential, the requests sent over a
+        limit on purpose (on the credentials the pacer exempts: a key's budget is read without them), 429s
+        planned (in a test of ``planned`` node ids) and unplanned, ``Retry-After`` waits, seconds spent
+        waiting for pacing."""
         planned = set(planned)
         run = self.run_tally()
         by_phase = {"preflight": 0, "suites": 0, "fuzz": 0}
@@ -245,11 +247,14 @@ class RunCounts:
             limited["planned" if scope in planned else "unplanned"] += tally["rate_limited"]
         labels = credential_labels(credentials)
         by_credential: dict[str, int] = {}
+        over_limit: dict[str, int] = {}
         issued = 0
         for cred, n in sorted(run["credentials"].items(), key=lambda kv: -kv[1]):
             label = labels.get(cred, ISSUED)
             issued += label == ISSUED
             by_credential[label] = by_credential.get(label, 0) + n
+            if cred in run["exempt"]:
+                over_limit[label] = over_limit.get(label, 0) + n
         return {
             "requests": run["requests"],
             "by_phase": dict(by_phase, operator=operator),
@@ -257,6 +262,7 @@ class RunCounts:
             "by_credential": by_credential,
             "by_route": {route: sum(creds.values()) for route, creds in sorted(run["routes"].items())},
             "issued_keys": issued,
+            "over_limit": {"requests": sum(over_limit.values()), "credentials": sorted(over_limit)},
             "rate_limited": limited,
             "retry_after": {"waits": run["retry_waits"], "seconds": round(run["retry_seconds"], 3)},
             "paced_seconds": round(run["paced_seconds"], 3),

@@ -122,8 +122,11 @@ def cost_line(cost: dict) -> str:
     """One line: requests, floor, wall, wall/floor, 429s (the summary's and the report's run-cost line)."""
     phases = cost["by_phase"]
     over = cost.get("wall_over_floor")
+    tripped = cost.get("over_limit") or {}
+    on_purpose = (f"; {tripped['requests']:,} of them over a limit on purpose ({', '.join(tripped['credentials'])})"
+                  if tripped.get("requests") else "")
     return (f"requests: {cost['requests']:,} (suites {phases['suites']:,}, fuzz {phases['fuzz']:,}; "
-            f"preflight {phases['preflight']:,}, operator calls {phases['operator']:,}); "
+            f"preflight {phases['preflight']:,}, operator calls {phases['operator']:,}{on_purpose}); "
             f"floor {cost['floor_seconds']:.0f}s ({cost['floor_binding']}), wall {cost['wall_seconds']:.0f}s "
             f"from the start (sending {cost.get('sending_seconds', 0):.0f}s), "
             f"wall/floor {over if over is not None else '-'}; 429s: {cost['rate_limited']['planned']} planned, "

@@ -157,3 +157,17 @@ def test_rate_limit_requirements_come_from_the_catalogs() -> None:
     assert accounting.rate_limit_requirements(contract) == {
         "RATE-DEFAULT", "RATE-RETRY-AFTER", "RATE-REFUSED-BEFORE-HANDLER", "ERR-RATE-LIMITED", "PLINK-RATE-LIMITED",
         "AUTH-COMMON-429"}  # a 429 merely listed among other statuses is no rate-limit test
+
+
+def test_requests_sent_over_a_limit_on_purpose_are_named_apart() -> None:
+    """A key's budget is read without the requests the rate-limit tests send over a limit on purpose: the
+    summary counts them, per credential label, and the run-cost line says so."""
+    counts = accounting.RunCounts()
+    tripped = json.loads(_worker_tallies("a", OTHER, 101))
+    tripped["exempt"] = [credential_id(OTHER)]
+    counts.add("suites/limits/test_rate.py::test_limit", tripped)
+    counts.add("suites/conventions/test_ids.py::test_a", json.loads(_worker_tallies("b", KEY, 40)))
+    out = counts.summary({"api_key": KEY, "rate_limit_key": OTHER}, planned=[])
+    assert out["requests"] == 141
+    assert out["over_limit"] == {"requests": 101, "credentials": ["rate_limit_key"]}
+    assert accounting.RunCounts().summary({}, [])["over_limit"] == {"requests": 0, "credentials": []}

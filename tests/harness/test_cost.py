@@ -67,6 +67,9 @@ def test_run_cost_adds_floor_wall_and_ratio() -> None:
     assert cost["by_credential"] == {"api_key": 200}
     line = cost_line(cost)
     assert "requests: 200" in line and "floor 120s" in line and "wall/floor 1.15" in line and "0 unplanned" in line
+    assert "on purpose" not in line
+    tripped = cost_line({**cost, "over_limit": {"requests": 101, "credentials": ["rate_limit_key"]}})
+    assert "operator calls 0; 101 of them over a limit on purpose (rate_limit_key))" in tripped
 
 
 def test_the_floor_counts_the_preflight_the_wall_includes() -> None:
