@@ -34,14 +34,17 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 def _tier_line(state: PayconformState) -> str:
     """The tier, the requests it plans with the keys at hand (the fuzz phase's share) and the least time the
-    target's rate limits allow for them."""
+    target's rate limits allow for them. With ``--select`` those are the whole tier's, which the selection
+    stays under: the line says so rather than promise a selection a tier's time."""
     tier, target = state.tier, state.target
     assert target is not None
     pace = Pace.of(target)
     keys = pace.keys
     planned = tier.suite_requests + _fuzz_share(state.config, tier, pace)[0]
     minutes = estimate(planned, keys, target.rate_limit, target.ip_rate_limit) / 60
-    return (f"payconform tier: {tier.describe()}; planned about {planned} requests (suites ~{tier.suite_requests}, "
+    whole = (f"; selected: {', '.join(state.select)}, a part of the tier: the whole tier plans about {planned}"
+             if state.select else f"; planned about {planned}")
+    return (f"payconform tier: {tier.describe()}{whole} requests (suites ~{tier.suite_requests}, "
             f"{_fuzz_share(state.config, tier, pace)[1]}), at least {minutes:.1f} min at {target.rate_limit} "
             f"requests/min with {keys} key{'s' if keys != 1 else ''}")
 

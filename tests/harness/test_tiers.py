@@ -211,3 +211,20 @@ def test_smoke_touches_every_part_and_every_catalog_row(tmp_path: Path):
                for table, ids in contract.table_rows().items()}
     assert not any(missing.values()), f"catalog rows no smoke test names: {missing}"
     assert all(r["requirements"] for r in smoke)
+
+
+def test_the_header_of_a_selection_gives_the_whole_tier_as_an_upper_bound() -> None:
+    """A selection runs part of a tier: the header must not promise it the tier's requests and minutes."""
+    from types import SimpleNamespace
+
+    from payconform.plugin.summary import _tier_line
+
+    config = SimpleNamespace(getoption=lambda name, default=None: 0 if name == "payconform_fuzz_budget" else default)
+    target = SimpleNamespace(pool=[], rate_limit=100, ip_rate_limit=2000)
+    state = SimpleNamespace(tier=tiers.tier("full"), target=target, config=config, select=[])
+    planned = tiers.tier("full").suite_requests  # no fuzz phase
+    whole = _tier_line(state)
+    assert f"; planned about {planned} requests" in whole and "selected" not in whole
+    state.select = ["RATE-*", "events"]
+    part = _tier_line(state)
+    assert f"selected: RATE-*, events, a part of the tier: the whole tier plans about {planned} requests" in part
