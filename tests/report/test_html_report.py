@@ -86,6 +86,10 @@ def test_the_run_cost_and_requests_per_part_are_shown(results):
     for shown in ("1,234</b>requests", "fuzz 234", "floor 740 s", "wall 800 s", "wall/floor 1.081",
                   "1 unplanned 429s", "3 planned"):
         assert shown in top, shown
+    assert 'id="over-limit"' not in top
+    results["cost"]["over_limit"] = {"requests": 101, "credentials": ["rate_limit_key"]}
+    tripped = render(results, CONTRACT)
+    assert "101 of them over a limit on purpose (rate_limit_key)" in tripped[tripped.index('id="run-cost"'):]
     conventions = html[html.index('id="part-conventions"'):html.index('id="part-errors"')]
     assert '<span class="muted part-requests">400 requests</span>' in conventions
     assert '<span class="muted part-requests">600 requests</span>' in html[html.index('id="part-errors"'):]
