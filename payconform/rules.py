@@ -261,10 +261,16 @@ MAY_BE_ZERO: dict[str, frozenset[str]] = {"createCheckoutProduct": frozenset({"u
                                           "updateCheckoutProduct": frozenset({"unitAmount"})}
 
 
+# decimal strings a request carries that are not an amount moved, so BAD_REQUEST's "non-positive amount" does not
+# reach them: `expectDestination` is a drift guard ("Quote moved past `expectDestination`; re-quote."), and what a
+# zero or negative guard means (accept any quote, or refused) is not shown
+NOT_AN_AMOUNT: dict[str, frozenset[str]] = {"sendPayout": frozenset({"expectDestination"})}
+
+
 def refused_amount(op_id: str, name: str, value: Any) -> bool:
     """Whether `value` sent as the amount `name` of `op_id` must be refused: negative, or zero where zero is not
-    a legal price (`MAY_BE_ZERO`)."""
-    if not is_decimal_string(value):
+    a legal price (`MAY_BE_ZERO`); never for a field that is not an amount moved (`NOT_AN_AMOUNT`)."""
+    if not is_decimal_string(value) or name in NOT_AN_AMOUNT.get(op_id, frozenset()):
         return False
     try:
         amount = Decimal(value)

@@ -12,6 +12,7 @@ among the others (`rows_of`).
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -163,25 +164,49 @@ def _own_run_items(api: Api, contract: Contract, unique: Unique, n: int, params:
 
 
 def _own_window(op_id: str) -> Callable[[Api, Contract, Unique, int, dict[str, str]], OwnList]:
-    """A list of `op_id` confined to the span of the test's own rows: `createdAfter`/`createdBefore` a millisecond
+    """A list of `op_id` confined to the span of the test's own rows: `createdAfter`/`createdBefore` a step
     around the `createdAt` of its first and last (found by marker on the newest page; a field the spec does not
     name, so rows without it skip), nothing in that past span being written later; a span in the far future
-    for no rows. Rows made later fall outside it (`more` is None)."""
+    for no rows. Rows made later fall outside it (`more` is None). The precision of a shown time is not given
+    either (Resources: "Remaining fields ...: not shown"): a target may show whole seconds of an instant it
+    stores and filters to the millisecond, so the step is the precision the newest page's times show
+    (`shown_step`: a millisecond where they show milliseconds, a second where they show whole seconds), and
+    where it is longer than a millisecond the rows are read only once the span's end has passed (a time of the
+    target's clock the test can only wait out), so no row written meanwhile joins the span while it is read.
+    Other rows inside the span are listed with the test's and judged with them (order is checked on the
+    test's rows only)."""
 
     def own(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
         markers = SEEDS[op_id].make(api, contract, unique, n)
+        made = time.monotonic()
         window = {"createdAfter": FAR_FUTURE}
         if markers:
             newest = Pager(api, contract, op_id).page(limit=100, what=f"the newest rows of {op_id}")
             times = [row.get("createdAt") for row in newest.items for m in {markers[0], markers[-1]} if holds(row, m)]
             if not times or not all(is_instant(t) for t in times):
                 pytest.skip(f"needs operator: {op_id} rows carry no `createdAt` to confine the list to the test's")
-            instants = [datetime.fromisoformat(str(t).replace("Z", "+00:00")) for t in times]
-            window = {"createdAfter": _iso(min(instants) - MILLISECOND),
-                      "createdBefore": _iso(max(instants) + MILLISECOND)}
+            instants = [_instant(t) for t in times]
+            step = shown_step([_instant(t) for row in newest.items if is_instant(t := row.get("createdAt"))])
+            window = {"createdAfter": _iso(min(instants) - step), "createdBefore": _iso(max(instants) + step)}
+            if step > MILLISECOND:  # a shown instant may be up to a step before the stored one (half, rounded)
+                time.sleep(max(0.0, made + 1.5 * step.total_seconds() - time.monotonic()))
         return OwnList(markers, Pager(api, contract, op_id, params={**window, **params}), None)
 
     return own
+
+
+def _instant(value: Any) -> datetime:
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+
+def shown_step(instants: list[datetime]) -> timedelta:
+    """The precision `instants` are shown to, from a millisecond to a second: the coarsest of 1 ms, 10 ms,
+    100 ms and 1 s that every one of them is a whole multiple of (a target's shown times are multiples of its
+    precision, so the step is never finer than that precision; shown finer than a millisecond, a millisecond,
+    the precision of the filters the suite sends)."""
+    units = (1_000_000, 100_000, 10_000, 1_000)  # microseconds
+    finest = min((next((u for u in units if at.microsecond % u == 0), 1_000) for at in instants), default=1_000_000)
+    return timedelta(microseconds=finest)
 
 
 def _own_since(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
@@ -279,7 +304,9 @@ class Seed:
 
 
 SEEDS: dict[str, Seed] = {
-    "getBalanceHistory": Seed(_top_ups, None, "HIST-ORDER-SETTLEMENT", "HIST-INVALID-QUERY", own=_own_since),
+    # "entries are ordered by settlement time": nothing on entries settled at one instant
+    "getBalanceHistory": Seed(_top_ups, None, "HIST-ORDER-SETTLEMENT", "HIST-INVALID-QUERY", own=_own_since,
+                              tie_rule=False),
     "listBalanceTransactions": Seed(_top_ups, True, "BTX-NEWEST-FIRST", "BTX-INVALID-QUERY", "BTX-CURSOR-OLDER",
                                     own=_own_window("listBalanceTransactions"), own_grows=False),
     "listAuditEvents": Seed(_refused_changes, True, "AUDIT-NEWEST-FIRST", "AUDIT-INVALID-QUERY", "AUDIT-NEWEST-FIRST",

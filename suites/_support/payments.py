@@ -30,9 +30,12 @@ def example_total(contract: Contract, scenario: str) -> str:
     return str(contract.profile["sandbox"]["checkout_payment"]["example_totals"][scenario])
 
 
-def simulate(api: Api, link_id: str, reference: str, **headers_and_kw: Any) -> Exchange:
+def simulate(api: Api, link_id: str, reference: str, *, client_reference_id: str | None = None,
+             **headers_and_kw: Any) -> Exchange:
+    """A simulated payment under `reference`, with `clientReferenceId` the reference unless given."""
     return api.op("simulateCheckoutPayment", linkId=link_id,
-                  json={"reference": reference, "clientReferenceId": reference}, **headers_and_kw)
+                  json={"reference": reference, "clientReferenceId": client_reference_id or reference},
+                  **headers_and_kw)
 
 
 REFUSED_PAYMENT = ("BAD_REQUEST", "LINK_EXPIRED")  # a link that cannot take a payment (simulate's row)

@@ -7,7 +7,8 @@ truncation), or the key. Each answer must equal the answer to a signature by an 
 `invalid_answer` baseline: same status, type, detail and body fields). The status itself is not shown in the
 spec: any 4xx is accepted. Where it is 401 or 403 ("A 401 or 403 means nothing ran", Endpoints rule 1) the
 key cases read back that the product does not exist; a perturbed case, answered exactly as the baseline,
-spends no read on it.
+spends no read on it. An empty `X-Svc-Signature` may also be read as no signature at all: rule 4 answers that
+with the 202 challenge ("nothing ran"), and rule 6 lists SIGNATURE_REQUIRED; either is accepted, and read back.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from payconform.signer import P256_ORDER, Signer
 from .._support.signing import (
     Answer,
     b64,
+    expect_challenge_body,
     expect_not_run,
     expect_same_answer,
     expect_signature_error,
@@ -177,17 +179,43 @@ def _signature_with_high_r(signer: Signer, data: bytes) -> tuple[int, int, bytes
             return r, s, der
 
 
+EMPTY_READINGS = ("accepted: the unregistered-key baseline (a mismatch), the 202 challenge of a request 'sent without "
+                  "a signature' (rule 4), or a SIGNATURE_REQUIRED refusal (rule 6)")
+
+
+def _empty_signature_answered(ex, invalid_answer: Answer, request: pytest.FixtureRequest, body: dict) -> None:
+    """An `X-Svc-Signature` with an empty value: a mismatch answered as the baseline, or no signature, answered
+    with the challenge (read back with a Mode A key: nothing ran) or SIGNATURE_REQUIRED (where 401 or 403, read
+    back too)."""
+    cause = "an empty X-Svc-Signature header"
+    if ex.status == 202:
+        expect_challenge_body(ex)
+        expect_not_run(request.getfixturevalue("api"), body,
+                       f"{cause} answered as unsigned with the 202 challenge ({EMPTY_READINGS})")
+        return
+    if isinstance(ex.json, dict) and ex.json.get("type") == "SIGNATURE_REQUIRED":
+        expect_signature_error(ex, "SIGNATURE_REQUIRED", f"{cause}, refused as unsigned ({EMPTY_READINGS})")
+        if ex.status in (401, 403):
+            expect_not_run(request.getfixturevalue("api"), body,
+                           f"{cause} refused as unsigned with SIGNATURE_REQUIRED ({EMPTY_READINGS})")
+        return
+    _refused(ex, invalid_answer, f"{cause}, a mismatch ({EMPTY_READINGS})")
+
+
 @pytest.mark.req("SIGN-HEADERS", "ERR-SIGNATURE-INVALID")
 @pytest.mark.needs("signing_key")
 @pytest.mark.parametrize("family", list(DER_FAMILIES))
 def test_malformed_signature_encoding(family: str, signed_api: Api, contract: Contract, unique,
-                                      invalid_answer: Answer) -> None:
+                                      invalid_answer: Answer, request: pytest.FixtureRequest) -> None:
     """A valid signature of the right lines, re-encoded wrongly: the header must carry base64 of the DER
-    encoding, nothing else."""
-    _, req = product_create(signed_api, contract, unique)
+    encoding, nothing else. An empty header may be read as no signature (`_empty_signature_answered`)."""
+    body, req = product_create(signed_api, contract, unique)
     data = "\n".join(req.lines(signed_api.signer.key_id)).encode("utf-8")
     r, s, der = _signature_with_high_r(signed_api.signer, data)
     ex = req.send(signed_api, req.headers(signed_api.signer.key_id, b64(DER_FAMILIES[family](r, s, der))))
+    if family == "empty":
+        _empty_signature_answered(ex, invalid_answer, request, body)
+        return
     _refused(ex, invalid_answer, f"a signature encoded as {family}")
 
 

@@ -3,9 +3,10 @@
 Each test tops up the target's own organization (the profile's `fundSandbox`) by amounts no other test uses
 and finds its rows by those amounts among the newest, whatever else earlier runs and other workers wrote; a
 filter is checked by the test's rows it keeps and by every row it lists matching it. The `type` of a top-up
-row is not shown: the tests read it off the row. The
-row's creation-time field is not named either: the `createdAfter`/`createdBefore` bounds are checked with
-instants far before and after every row, and inclusively on `createdAt` where a row carries it. Order,
+row is not shown: the tests read it off the row, nor is the name of its currency field (a `currency` field is
+judged where rows carry one). The row's creation-time field is not named either: the `createdAfter`/
+`createdBefore` bounds are checked with instants far before and after every row, and inclusively on `createdAt`
+where a row carries it (to the precision its times are shown to). Order,
 paging and a foreign cursor are checked in suites/conventions/test_paging.py, `limit` in suites/limits.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import datetime, timezone
 
 import pytest
 
@@ -22,9 +24,10 @@ from payconform.expect import expect, expect_error
 from payconform.paging import Pager, identity
 
 from .._support.answers import names_field
-from .._support.lists import filtered_page, own_top_ups, topped_up
+from .._support.instants import is_instant
+from .._support.lists import MILLISECOND, filtered_page, own_top_ups, shown_step, topped_up
 from .._support.money import as_decimal, decimal_values
-from .._support.machines import path, walk
+from .._support.machines import RETURNED, came_back, path, scenario_walk
 from .._support.payouts import create_payout
 from .._support.realtime import Timed
 
@@ -40,9 +43,10 @@ def _refused(pager: Pager, name: str, params: list[tuple[str, str]], what: str) 
 
 @pytest.mark.req("BTX-FIELDS", "BTX-ID-NUMERIC")
 def test_row_fields(own_org, contract: Contract) -> None:
-    """Rows name `id` (numeric-looking), `type`, `balanceAfter` and the currency."""
+    """Rows name `id` (numeric-looking), `type` and `balanceAfter`. The row's currency is named without its
+    field's name ("`type`, `orderId`, currency"): no name is required of it."""
     _, (row,), _ = own_top_ups(own_org(), contract, 1)
-    for name in ("id", "type", "balanceAfter", "currency"):
+    for name in ("id", "type", "balanceAfter"):
         expect(row.get(name) not in (None, ""), f"the row has no `{name}`: {row!r}")
     expect(isinstance(row["id"], int) or NUMERIC.match(str(row["id"])) is not None,
            f"`id` {row['id']!r} is not numeric-looking")
@@ -95,43 +99,66 @@ def test_type_filter(own_org, contract: Contract, unique) -> None:
 
 @pytest.mark.req("BTX-FILTERS")
 def test_currency_and_order_filters(own_org, contract: Contract, unique) -> None:
-    """`currency=USD` keeps the USD rows; another currency lists only its own rows, an unknown `orderId` none
-    (an empty page, or a 400 for a value the target does not know)."""
+    """`currency=USD` keeps the test's USD top-up; another currency drops it; an unknown `orderId` lists none (an
+    empty page, or a 400 for a value the target does not know). The row's currency field is not named ("`type`,
+    `orderId`, currency", the query parameter alone is `currency`): a listed row is judged by a `currency` field
+    only where it carries one, else by the test's own USD row alone."""
     pager, rows, _ = own_top_ups(own_org(), contract, 1)
-    usd = filtered_page(pager, "balance transactions", currency="USD")
-    expect(all(r.get("currency") == "USD" for r in usd.items) and rows[0] in usd.items,
-           f"currency=USD lists currencies {sorted({str(r.get('currency')) for r in usd.items})}", usd.ex)
-    for name, value in (("currency", "EUR"), ("orderId", unique("order"))):
-        ex = pager.request(extra=[(name, value)])
-        if ex.status == 400:
-            expect_error(ex, 400, "VALIDATION_ERROR", f"{name}={value}")
+    mine = identity(rows[0])
+    for value in ("USD", "EUR"):
+        ex = pager.request(extra=[("currency", value)])
+        if value != "USD" and ex.status == 400:
+            expect_error(ex, 400, "VALIDATION_ERROR", f"currency={value}")
             continue
-        page = pager.parse(ex, f"{name}={value}")
-        strays = [r for r in page.items if r.get(name) != value]
-        expect(strays == [], f"{name}={value} lists {len(strays)} rows with another {name}", ex)
+        page = pager.parse(ex, f"currency={value}")
+        named = [r for r in page.items if isinstance(r, dict) and "currency" in r]
+        reading = (f"judged by the `currency` field of {len(named)} of its {len(page.items)} rows" if named else
+                   f"its {len(page.items)} rows carry no `currency` field (the row's currency field is not named): "
+                   "judged by the test's own USD top-up")
+        others = sorted({str(r.get("currency")) for r in named if r.get("currency") != value})
+        expect(others == [], f"currency={value} lists rows of currencies {others} ({reading})", ex)
+        listed = mine in map(identity, page.items)
+        expect(listed == (value == "USD"), f"currency={value} {'drops' if value == 'USD' else 'lists'} the test's "
+               f"USD top-up {mine} ({reading})", ex)
+    order = unique("order")
+    ex = pager.request(extra=[("orderId", order)])
+    if ex.status == 400:
+        expect_error(ex, 400, "VALIDATION_ERROR", f"orderId={order}")
+        return
+    page = pager.parse(ex, f"orderId={order}")
+    strays = [r for r in page.items if r.get("orderId") != order]
+    expect(strays == [], f"orderId={order} lists {len(strays)} rows with another orderId", ex)
 
 
 @pytest.mark.req("BTX-TYPES-SEEN")
 @pytest.mark.needs("profile")
+@pytest.mark.xdist_group("payout-scenario-walks")
+@pytest.mark.payout_walk(RETURNED)
+@pytest.mark.timeout(300)
 def test_a_returned_payout_shows_payout_and_payout_return(timed: Timed, contract: Contract, unique) -> None:
-    """A payout from the balance whose funds come back (the profile's scenario 0003: failed, `fundsReturned`),
-    followed until it has failed: under `orderId=<its id>`, one `payout` row and one `payout_return` row."""
-    api, clock = timed.api, timed.clock
-    payout_id = create_payout(api, contract, unique, "0003").json["payoutId"]
-    readings = walk(api, clock, api.org_id, contract, payout_id, until=lambda rs: rs[-1].status == "failed")
-    expect(readings[-1].status == "failed", f"scenario 0003 went {path(readings)}; it does not end 'failed'",
-           readings[-1].ex)
-    page = filtered_page(Pager(api, contract, "listBalanceTransactions"), "balance transactions", orderId=payout_id)
+    """A payout from the balance that the bank returns (the profile's scenario 0004: completed, then returned),
+    followed until it has come back (`completed`, then `failed`): under `orderId=<its id>`, one `payout` row and one `payout_return` row. In
+    real time the payout is the run's walk of that scenario (`scenario_walk`), which the payout-state tests read
+    too. A payout that fails with its funds returned (0003) is not used: which type its money coming back takes
+    is not shown ("the full list of `type` values is not shown")."""
+    payout_id, readings = scenario_walk(timed, contract, unique, RETURNED, until=came_back)
+    expect(came_back(readings), f"scenario {RETURNED} went {path(readings)}; it does not come back from the bank "
+           "(`completed`, then `failed`)", readings[-1].ex)
+    page = filtered_page(Pager(timed.api, contract, "listBalanceTransactions"), "balance transactions",
+                         orderId=payout_id)
     types = Counter(str(r.get("type")) for r in page.items if r.get("orderId") == payout_id)
     expect(types["payout"] == 1 and types["payout_return"] == 1,
-           f"the failed payout {payout_id}, its funds returned, has rows of types {dict(types)}: one `payout` and "
-           "one `payout_return` (\"Types seen: `payout`, `payout_return`\")", page.ex)
+           f"the payout {payout_id} the bank returned has rows of types {dict(types)}: one `payout` and one "
+           "`payout_return` (\"Types seen: `payout`, `payout_return`\")", page.ex)
 
 
 @pytest.mark.req("BTX-CREATED-RANGE")
 def test_created_range_is_inclusive(own_org, contract: Contract) -> None:
-    """`createdAfter`/`createdBefore` bound the rows inclusively; an instant without a timezone is refused."""
-    pager, rows, _ = own_top_ups(own_org(), contract, 1)
+    """`createdAfter`/`createdBefore` bound the rows inclusively; an instant without a timezone is refused. Where
+    rows show their time to the millisecond, the row's own time as both bounds keeps it; the precision of a shown
+    time is not given, and a time shown coarser (whole seconds) may stand for any instant of its step, so there
+    the row is looked for within a step either side of its shown time instead."""
+    pager, rows, newest = own_top_ups(own_org(), contract, 1)
     around = filtered_page(pager, "balance transactions", createdAfter=PAST, createdBefore=FUTURE)
     expect(rows[0] in around.items, "a range around every row drops rows", around.ex)
     expect(filtered_page(pager, "balance transactions", createdAfter=FUTURE).items == [],
@@ -139,11 +166,23 @@ def test_created_range_is_inclusive(own_org, contract: Contract) -> None:
     expect(filtered_page(pager, "balance transactions", createdBefore=PAST).items == [],
            f"createdBefore={PAST} keeps rows")
     at = rows[0].get("createdAt")
-    if isinstance(at, str):
-        both = filtered_page(pager, "balance transactions", createdAfter=at, createdBefore=at)
+    if is_instant(at):
+        step = shown_step([_instant(r.get("createdAt")) for r in newest.items if is_instant(r.get("createdAt"))])
+        low, high = (at, at) if step <= MILLISECOND else (_iso(_instant(at) - step), _iso(_instant(at) + step))
+        both = filtered_page(pager, "balance transactions", createdAfter=low, createdBefore=high)
+        reading = ("the row's own time as both bounds" if step <= MILLISECOND else
+                   f"times shown to {step.total_seconds():g} s: the row's instant lies within a step of {at}")
         expect(identity(rows[0]) in map(identity, both.items),
-               f"createdAfter=createdBefore={at} (the row's own time) drops the row", both.ex)
+               f"createdAfter={low}, createdBefore={high} ({reading}) drops the row", both.ex)
     _refused(pager, "createdAfter", [("createdAfter", "2026-01-01T00:00:00")], "an instant without a timezone")
+
+
+def _instant(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _iso(instant: datetime) -> str:
+    return instant.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @pytest.mark.req("BTX-INVALID-QUERY")

@@ -5,7 +5,9 @@
 that this module knows how to set up (a real resource for each, so that the only thing wrong with the
 request is the missing header; a refusal runs nothing, so the product routes share one product). Recipient PATCH and DELETE are "optional ... (without it the request runs
 once with no replay)": they must run without a key, and run again when repeated; with a key, "Same key and
-same body replays the stored response".
+same body replays the stored response". What a second DELETE of the same recipient answers is not shown
+("Delete a recipient (`deleteBeneficiary`; 200, 404)", and a recipient has `deletedAt`, so a delete may be soft):
+200 or 404.
 """
 
 from __future__ import annotations
@@ -114,9 +116,16 @@ def _name(ex: Any) -> Any:
 
 @pytest.mark.req("IDEM-OPTIONAL-ROUTES")
 def test_recipient_delete_without_key_runs_every_time(api: Api, contract: Contract, unique: Unique) -> None:
-    """DELETE without a key runs (200); repeated, it runs again and finds nothing (404), never a replayed 200."""
+    """DELETE without a key runs (200); repeated without a key it is served again, not refused for the missing
+    key: 200 or 404 NOT_FOUND, as the spec does not show what deleting a deleted recipient answers ("200, 404";
+    `deletedAt`). A 404 is the repeat run finding no recipient; a 200 cannot be told from a replay of the first
+    answer (the DELETE body is not shown), so the A, B, A PATCH test above is the one that catches a replay."""
     recipient_id = create_recipient(api, contract, unique)["id"]
     expect_status(api.op("deleteBeneficiary", recipientId=recipient_id, idempotency_key=None), 200,
                   "recipient DELETE without an Idempotency-Key runs")
-    expect_status(api.op("deleteBeneficiary", recipientId=recipient_id, idempotency_key=None), 404,
-                  "the same DELETE again without a key runs again and finds no recipient")
+    again = api.op("deleteBeneficiary", recipientId=recipient_id, idempotency_key=None)
+    accepted = "accepted: 200, the recipient deleted again, or 404 NOT_FOUND, no recipient to delete"
+    if again.status == 404:
+        expect_error(again, 404, "NOT_FOUND", f"the same DELETE again without a key ({accepted}; seen: 404)")
+    else:
+        expect_status(again, 200, f"the same DELETE again without a key runs ({accepted})")

@@ -21,7 +21,7 @@ from payconform.expect import expect, expect_status
 from .._support.drive import Stage, Subject
 from .._support.instants import is_instant
 from .._support.payouts import pay, scenario_destination, timeline
-from .._support.profile import success
+from .._support.profile import items, success
 
 LOG = 50
 MOVES = 3  # events a payout of the default scenario causes: pending, processing, completed (Payout lifecycle)
@@ -56,11 +56,16 @@ def _filled(stage: Stage, destination: str) -> list[dict[str, Any]]:
 
 
 def _log(stage: Stage, op_id: str) -> tuple[Exchange, list[dict[str, Any]]]:
+    """A delivery list's answer and rows: the management route's a bare array (Endpoints > Webhook endpoint
+    management); the sandbox route's "Recent delivery attempts" where the profile's `page.items` says (its shape is
+    not shown). Neither's order is read."""
     ex = stage.api.op(op_id, endpointId=stage.endpoint["id"])
     expect_status(ex, 200, f"reading the deliveries ({op_id})")
-    expect(isinstance(ex.json, list) and all(isinstance(r, dict) for r in ex.json),
-           f"{op_id} answered {ex.json!r}, not a bare array of deliveries", ex)
-    return ex, ex.json
+    rows = ex.json if op_id == "listWebhookEndpointDeliveries" else items(stage.contract, op_id, ex)
+    expect(isinstance(rows, list) and all(isinstance(r, dict) for r in rows),
+           f"{op_id} answered {ex.json!r}, not a bare array of deliveries" if op_id == "listWebhookEndpointDeliveries"
+           else f"{op_id} lists {rows!r}, not delivery objects", ex)
+    return ex, rows
 
 
 def _instant(row: dict[str, Any]) -> datetime:

@@ -24,6 +24,7 @@ from .._support.answers import by_id
 from .._support.deliveries import about, checked, endpoints_listed, kind, register, verified, wait_for
 from .._support.events import feed
 from .._support.payouts import create_payout
+from .._support.profile import items
 
 NEEDS = ("api_key", "profile", "webhook_receiver", "operator", "clock")
 TICK = 15  # the dispatcher's period: an attempt may land up to one tick after it is due
@@ -91,11 +92,12 @@ def _bulk_replay(timeline: Timeline, operator: Any, endpoint_id: str) -> tuple[d
     return operator.replay_webhook_deliveries(timeline.org.org_id, endpoint_id, *window, status="all"), "all"
 
 
-def _deliveries(api: Any, endpoint_id: str) -> list[dict[str, Any]]:
-    ex = api.op("listSandboxWebhookDeliveries", endpointId=endpoint_id)
+def _deliveries(timeline: Timeline, endpoint_id: str) -> list[dict[str, Any]]:
+    """The sandbox delivery log's rows, where the profile's `listSandboxWebhookDeliveries.page.items` says (its
+    shape is not shown), in whatever order it lists them."""
+    ex = timeline.org.api.op("listSandboxWebhookDeliveries", endpointId=endpoint_id)
     expect_status(ex, 200, "reading the endpoint's deliveries")
-    expect(isinstance(ex.json, list), "the deliveries answer is not a bare array", ex)
-    return ex.json
+    return [r for r in items(timeline.contract, "listSandboxWebhookDeliveries", ex) if isinstance(r, dict)]
 
 
 @pytest.mark.req("WH-RETRY-SCHEDULE", "WH-2XX-SUCCESS")
@@ -175,7 +177,7 @@ def test_dead_delivery_stays_in_the_log_with_last_error(timeline: Timeline, uniq
     later = timeline.settle(payout_id, attempts + 1, timeout=1.0)
     expect(len(later) == attempts, f"a dead delivery was retried again ({len(later) - attempts} more attempts)")
     event_id = first.header("whk-id")
-    rows = [d for d in _deliveries(timeline.org.api, endpoint["id"]) if d.get("eventType") == "payout.pending"]
+    rows = [d for d in _deliveries(timeline, endpoint["id"]) if d.get("eventType") == "payout.pending"]
     expect(rows, f"the dead delivery of event {event_id} is gone from the delivery log")
     expect(all(d.get("lastError") for d in rows), f"a dead delivery has no `lastError`: {rows}")
     expect(all(isinstance(d.get(k), str) and d.get(k) for d in rows for k in ("id", "status", "createdAt")),
@@ -194,7 +196,7 @@ def test_replay_resends_the_same_event_id(timeline: Timeline, operator, unique) 
     retried = timeline.settle(payout_id, 2)  # "at least once": the accepted retry may arrive twice
     expect(len(retried) >= 2 and all(d.header("whk-id") == first.header("whk-id") for d in retried),
            f"the retry carries whk-id {[d.header('whk-id') for d in retried]}, not the first attempt's")
-    delivery = next(d for d in _deliveries(timeline.org.api, endpoint["id"]) if d.get("eventType") == "payout.pending")
+    delivery = next(d for d in _deliveries(timeline, endpoint["id"]) if d.get("eventType") == "payout.pending")
     before = len(retried)
     operator.replay_webhook_delivery(timeline.org.org_id, endpoint["id"], delivery["id"])
     replayed = timeline.settle(payout_id, before + 1)

@@ -82,8 +82,10 @@ def test_history_keeps_debits_and_adds_reversals(fresh_org, operator, clock, con
 @pytest.mark.needs("operator", "clock")
 def test_transactions_and_history_reconcile_with_the_balance(fresh_org, operator, clock, contract: Contract,
                                                             unique) -> None:
-    """Rows `payout` for each payout from the balance and `payout_return` for the failed and the returned one,
-    none for the canceled wallet-funded payout; every row's `balanceAfter` is the one before plus its amount
+    """Rows `payout` for each payout from the balance and `payout_return` for the returned one, a row of another
+    type for the failed one (its money coming back: `payout_return`, or a type of its own, as "the full list of
+    `type` values is not shown"), none for the canceled wallet-funded payout; every row's `balanceAfter` is the
+    one before plus its amount
     (or its `net`);
     the newest equals the balance, and so does the history's last published `balanceAfter`, every one of
     which is a running figure of the transactions."""
@@ -93,6 +95,11 @@ def test_transactions_and_history_reconcile_with_the_balance(fresh_org, operator
     for outcome, payout in run.payouts.items():
         pid = payout["payoutId"]
         expect(by_order[(pid, "payout")] == 1, f"the {outcome} payout {pid} has rows {dict(by_order)}")
+        if outcome == "failed":
+            back = sum(n for (order, kind), n in by_order.items() if order == pid and kind != "payout")
+            expect(back >= 1, f"the failed payout {pid}, its funds returned, has rows {dict(by_order)}: no row of "
+                              "its money coming back (of any type other than `payout`)")
+            continue
         want = 0 if outcome == "completed" else 1
         expect(by_order[(pid, "payout_return")] == want, f"the {outcome} payout {pid} has rows {dict(by_order)}")
     canceled = {key: n for key, n in by_order.items() if key[0] == run.canceled}

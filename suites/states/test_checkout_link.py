@@ -90,22 +90,23 @@ def test_link_transition(row: dict, state: str, refused: bool, request: pytest.F
 @pytest.mark.smoke
 @pytest.mark.req("LINK-T-PUBLISH-EXPIRED", "LINK-PUBLISH-EXPIRED", "ERR-LINK-EXPIRED")
 def test_publish_expired_draft(timed: Timed, contract: Contract, unique) -> None:
-    """A draft published after its `expiresAt` passed: 400 LINK_EXPIRED and still a draft with no page;
-    the remedy the Errors table gives (PATCH `expiresAt` to null, then publish) works. With an operator clock, on
-    a fresh organization whose clock passes the `expiresAt` (`timed`); without one, on the target's own
-    organization in real time (`_expired_in_real_time`)."""
+    """A draft published after its `expiresAt` passed: 400 LINK_EXPIRED and the link unchanged (still a draft,
+    its `shareUrl` what it was before the publish: none, or the URL a draft may carry from creation); the remedy
+    the Errors table gives (PATCH `expiresAt` to null, then publish) works. With an operator clock, on a fresh
+    organization whose clock passes the `expiresAt` (`timed`); without one, on the target's own organization in
+    real time (`_expired_in_real_time`)."""
     if timed.clock is REAL_TIME:
-        link_id = _expired_in_real_time(timed.api, contract, unique)
+        link = _expired_in_real_time(timed.api, contract, unique)
     else:
-        link_id = expiring_draft(timed.api, contract, unique, timed.clock)["id"]
+        link = expiring_draft(timed.api, contract, unique, timed.clock)
         let_expire(timed.clock, timed.org_id)
-    _expired_publish_refused_then_remedied(timed.api, link_id)
+    _expired_publish_refused_then_remedied(timed.api, link)
 
 
-def _expired_in_real_time(api: Api, contract: Contract, unique) -> str:
-    """A draft whose `expiresAt` is a few seconds after the target's own `Date`, once a later answer's `Date` is
-    past it. A target that refuses so near an `expiresAt` (a minimum lifetime the spec does not show) leaves the
-    test to the clock: it skips."""
+def _expired_in_real_time(api: Api, contract: Contract, unique) -> dict[str, Any]:
+    """A draft whose `expiresAt` is a few seconds after the target's own `Date`, as read once a later answer's
+    `Date` is past it. A target that refuses so near an `expiresAt` (a minimum lifetime the spec does not show)
+    leaves the test to the clock: it skips."""
     ex = api.op("listCheckoutLinks", params={"limit": "1"})
     expect_status(ex, 200, "listing checkout links (to read the target's `Date`)")
     expires = _date(ex) + timedelta(seconds=NEAR_EXPIRY)
@@ -120,7 +121,7 @@ def _expired_in_real_time(api: Api, contract: Contract, unique) -> str:
         time.sleep(max(1.0, (expires - datetime.now(timezone.utc)).total_seconds() + 2))
         seen = expect_status(api.op("getCheckoutLink", linkId=link_id), 200, "reading the draft")
         if _date(seen) > expires:
-            return link_id
+            return seen.json
     pytest.skip(f"needs clock: the target's `Date` did not pass the draft's expiresAt {expires.isoformat()}")
 
 
@@ -131,11 +132,16 @@ def _date(ex: Exchange) -> datetime:
     return parsedate_to_datetime(str(ex.headers.get("date")))
 
 
-def _expired_publish_refused_then_remedied(api: Api, link_id: str) -> None:
+def _expired_publish_refused_then_remedied(api: Api, before: dict[str, Any]) -> None:
+    """`before` is the draft as last answered before the publish (its create answer or a read)."""
+    link_id = before["id"]
     expect_error(publish(api, link_id), 400, "LINK_EXPIRED", "publishing a draft whose expiresAt passed")
     after = read_link(api, link_id)
-    expect(after.get("status") == "draft" and not after.get("shareUrl"),
-           f"after LINK_EXPIRED the link reads status {after.get('status')!r}, shareUrl {after.get('shareUrl')!r}")
+    was, now = before.get("shareUrl") or None, after.get("shareUrl") or None
+    expect(after.get("status") == "draft" and now == was,
+           f"after LINK_EXPIRED the link reads status {after.get('status')!r}, shareUrl {now!r}; the row says "
+           f"unchanged: still `draft` with the shareUrl the draft had before, {was!r} (accepted: none, or a URL "
+           "a draft carries from creation)")
     expect_status(api.op("updateCheckoutLink", linkId=link_id, json={"expiresAt": None}), 200,
                   "PATCH expiresAt to null")
     ex = publish(api, link_id)

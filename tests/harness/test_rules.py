@@ -85,6 +85,16 @@ def test_a_zero_price_may_be_taken_a_negative_one_not() -> None:
             "ERR-BAD-REQUEST"]
 
 
+def test_a_drift_guard_is_not_an_amount() -> None:
+    """`rules.NOT_AN_AMOUNT`: sendPayout's `expectDestination` guards drift; a zero or negative one may be taken."""
+    amounts = dict(amount_fields=lambda op_id: frozenset({"expectDestination"}))
+    for guard in ("0", "0.00", "-1.00"):
+        taken = answer(201, {}, sent={"expectDestination": guard}, op_id="sendPayout")
+        assert found(taken, "answer", **amounts) == []
+    other = answer(201, {}, sent={"expectDestination": "0"}, op_id="createPayout")
+    assert [rid for rid, _ in found(other, "answer", **amounts)] == ["ERR-BAD-REQUEST"]
+
+
 def test_a_body_is_json_with_any_parameters() -> None:
     assert found(answer(200, {}, content_type="application/json; charset=utf-8"), "answer") == []
     assert found(answer(404, err(), content_type="text/plain"), "answer") == [

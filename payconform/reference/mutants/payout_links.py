@@ -6,6 +6,7 @@ Each patches one rule of this server's `ref.payout_links` (or the submit operati
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -85,17 +86,22 @@ def _(ref: Reference) -> None:
     ref.payout_links.verify = lambda token: token.rpartition(".")[0] or None  # type: ignore[method-assign]
 
 
+def refuse_expired(ref: Reference, refusal: Callable[[], ApiError]) -> None:
+    """A submit of an expired link is refused with `refusal()` instead of the common 404."""
+    expired = ref.payout_links.expired
+
+    def refused(row: sqlite3.Row, now: datetime) -> bool:
+        if expired(row, now):
+            raise refusal()
+        return False
+
+    ref.payout_links.expired = refused  # type: ignore[method-assign]
+
+
 @mutant("plink-expired-404-distinct", reqs=["PLINK-404-ALIKE"],
         doc="An expired link's 404 says it expired, telling it apart from forged and unknown tokens.")
 def _(ref: Reference) -> None:
-    expired = ref.payout_links.expired
-
-    def telling(row: sqlite3.Row, now: datetime) -> bool:
-        if expired(row, now):
-            raise ApiError("NOT_FOUND", "This payout link has expired.")
-        return False
-
-    ref.payout_links.expired = telling  # type: ignore[method-assign]
+    refuse_expired(ref, lambda: ApiError("NOT_FOUND", "This payout link has expired."))
 
 
 @mutant("plink-destination-unchecked", reqs=["PLINK-DESTINATION-NOT-FOUND"],

@@ -36,6 +36,12 @@ def rewrite_events(ref: Reference, transform: Transform, prefix: str = "") -> No
     ref.events.record = record_rewritten  # type: ignore[method-assign]
 
 
+def data_rows(reply: Reply) -> list[dict[str, Any]]:
+    """The object rows under a list answer's `data` (none when the answer has no such list)."""
+    rows = reply.body.get("data") if isinstance(reply.body, dict) else None
+    return [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
+
+
 def rewrite_replies(ref: Reference, op_id: str, transform: Callable[[Reply], Reply]) -> None:
     """Every reply of the operation `op_id` becomes `transform(reply)` (raise ApiError in it to refuse)."""
     def wrap(handler: Handler) -> Handler:

@@ -90,3 +90,19 @@ def _(ref: Reference) -> None:
 
     for op_id in list(ref.operations):
         rewrite_refusals(ref, op_id, not_for_keys)
+
+
+@variant("empty-signature-is-unsigned",
+         doc="An `X-Svc-Signature` header with an empty value counts as no signature, so the request gets the "
+             "challenge: 'a request sent without a signature answers `202` with body `{type: SIGNATURE_CHALLENGE, "
+             "requestId, payloadToSign}` ... nothing ran' (Mode B rule 4); an empty header carries no signature.")
+def _(ref: Reference) -> None:
+    authenticate = ref.signing.authenticate
+
+    async def empty_is_absent(request: Request) -> Principal:
+        if request.headers.get("x-svc-signature", "missing").strip() == "":
+            request.scope["headers"] = [(k, v) for k, v in request.scope["headers"] if k.lower() != b"x-svc-signature"]
+            request.__dict__.pop("_headers", None)  # starlette caches the parsed headers
+        return await authenticate(request)
+
+    ref.signing.authenticate = empty_is_absent  # type: ignore[method-assign]

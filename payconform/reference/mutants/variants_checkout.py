@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ApiError
-from ..links import find_link
+from ..links import find_link, share_url
 from ..operation import Reply
 from ..payments import payment_json, payments_limit, settle_link
 from . import variant
@@ -15,7 +15,7 @@ from .rewrites import rewrite_replies
 
 if TYPE_CHECKING:
     from ..operation import Call
-    from ..reference import Reference
+    from ..reference import Handler, Reference
 
 
 def _as_rows(table: Any) -> list[dict[str, Any]]:
@@ -115,3 +115,33 @@ def _(ref: Reference) -> None:
         call_processor(call, link_id, total)
 
     ref.checkout.call_processor = set_up_for_usd  # type: ignore[method-assign]
+
+
+@variant("draft-share-url",
+         doc="Every link carries its `shareUrl` from creation, drafts too; the page at it is served only once the "
+             "link is `sent`: Resources > Checkout link lists `shareUrl` among the link's fields without tying it "
+             "to a status, and the publish row says only '`shareUrl` serves the page'.")
+def _(ref: Reference) -> None:
+    def from_creation(create: Handler) -> Handler:
+        def created(call: Call) -> Reply:
+            reply = create(call)
+            if 200 <= reply.status < 300 and reply.resource_id:
+                call.ref.store.run("UPDATE links SET share_url = COALESCE(share_url, ?) WHERE id = ?",
+                                   (share_url(call, reply.resource_id), reply.resource_id))
+                if isinstance(reply.body, dict):
+                    reply.body["shareUrl"] = find_link(call, reply.resource_id)["share_url"]
+            return reply
+        return created
+
+    ref.wrap_handler("createCheckoutLink", from_creation)
+
+
+@variant("simulate-duplicate-guard",
+         doc="POST /links/{linkId}/payments/simulate is guarded as a money write: an identical body under a new "
+             "Idempotency-Key within 15 minutes answers 409 DUPLICATE_REQUEST_DETECTED, nothing executed: 'An "
+             "identical body under a different key within 15 minutes: `409 DUPLICATE_REQUEST_DETECTED`, nothing "
+             "executed' (Endpoints rule 3), a guard the Limits table scopes to 'money writes' without saying "
+             "whether a simulated payment is one.")
+def _(ref: Reference) -> None:
+    ref.operations["simulateCheckoutPayment"] = dataclasses.replace(ref.operations["simulateCheckoutPayment"],
+                                                                    money_write=True)

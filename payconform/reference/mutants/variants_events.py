@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sqlite3
 from decimal import Decimal
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from . import variant
-from .rewrites import rewrite_events, rewrite_replies
+from .rewrites import data_rows, rewrite_events, rewrite_replies
 
 if TYPE_CHECKING:
     from ..operation import Reply
@@ -78,6 +79,37 @@ def _(ref: Reference) -> None:
 def _(ref: Reference) -> None:
     for op_id in ("listWebhookEndpointDeliveries", "listSandboxWebhookDeliveries"):
         rewrite_replies(ref, op_id, _newest_first)
+
+
+def _without_url(reply: Reply) -> Reply:
+    for row in data_rows(reply):
+        row.pop("url", None)
+    return reply
+
+
+@variant("endpoint-list-without-url",
+         doc="The endpoint list's rows carry no `url`: Resources > Webhook endpoint and delivery names an endpoint's "
+             "fields as 'Endpoint: `id`, `events` (opt-in list), signing secret (...), health fields "
+             "`consecutiveFailures`, `lastSuccessAt`, `lastFailureAt`, `disabledReason`', no URL among them.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "listWebhookEndpoints", _without_url)
+
+
+def _unordered(reply: Reply) -> Reply:
+    """The rows in a fixed order of their ids' digests: neither oldest nor newest first."""
+    if isinstance(reply.body, list):
+        reply.body.sort(key=lambda r: hashlib.sha256(str(r.get("id")).encode()).hexdigest()
+                        if isinstance(r, dict) else "")
+    return reply
+
+
+@variant("sandbox-deliveries-unordered",
+         doc="The sandbox delivery log lists its attempts in no order of `createdAt` (a fixed order of their ids' "
+             "digests): its row is 'GET | `/{endpointId}/deliveries` | Recent delivery attempts "
+             "(`listSandboxWebhookDeliveries`)', with no order; only the management route's 'The 50 newest attempts "
+             "as a bare array sorted by `createdAt` then `id`' gives one.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "listSandboxWebhookDeliveries", _unordered)
 
 
 def _with_base_units(data: dict[str, Any]) -> dict[str, Any]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import ApiError
 from . import variant
-from .rewrites import rewrite_refusals, rewrite_replies
+from .rewrites import data_rows, rewrite_refusals, rewrite_replies
 
 if TYPE_CHECKING:
     from ..operation import Call, Reply
@@ -74,16 +75,66 @@ def _(ref: Reference) -> None:
     rewrite_refusals(ref, "listAuditEvents", bad_request)
 
 
-def _amount_renamed(reply: Reply) -> Reply:
-    rows = reply.body.get("data") if isinstance(reply.body, dict) else None
-    for row in rows if isinstance(rows, list) else []:
-        if "amount" in row:
-            row["grossAmount"] = row.pop("amount")
-    return reply
+def _renamed(field: str, name: str) -> Callable[[Reply], Reply]:
+    """A transform giving the answer's rows their `field` under `name` instead."""
+    def rename(reply: Reply) -> Reply:
+        for row in data_rows(reply):
+            if field in row:
+                row[name] = row.pop(field)
+        return reply
+    return rename
 
 
 @variant("btx-amount-renamed",
          doc="Balance transaction rows carry their amount as `grossAmount`, not `amount`: the fields named are "
              "'`id` ..., `balanceAfter`, `net` ..., `type`, `orderId`, currency'; the remaining fields are not shown.")
 def _(ref: Reference) -> None:
-    rewrite_replies(ref, "listBalanceTransactions", _amount_renamed)
+    rewrite_replies(ref, "listBalanceTransactions", _renamed("amount", "grossAmount"))
+
+
+@variant("transactions-currency-code",
+         doc="Balance transaction rows name their currency `currencyCode` (no `currency` field); the filter stays "
+             "the query parameter `currency`: the row's fields are named '`id` ..., `balanceAfter`, `net` ..., "
+             "`type`, `orderId`, currency', the currency without a field name, while the route's query names "
+             "'`orderId`, `currency`'.")
+def _(ref: Reference) -> None:
+    rewrite_replies(ref, "listBalanceTransactions", _renamed("currency", "currencyCode"))
+
+
+def _created_to_the_second(reply: Reply) -> Reply:
+    for row in data_rows(reply):
+        if isinstance(row.get("createdAt"), str):
+            row["createdAt"] = row["createdAt"][:19] + "Z"  # the stored instant, to the whole second
+    return reply
+
+
+@variant("ledger-times-to-the-second",
+         doc="Balance transaction and audit event rows show `createdAt` to the whole second (truncated) while "
+             "`createdAfter`/`createdBefore` filter on the instant as stored, to the millisecond: 'Remaining fields "
+             "of this row and of an audit event row (other than those named in this document): not shown' (the "
+             "audit row names only a 'creation time'), and the filters are only '`createdAfter`, `createdBefore` "
+             "(inclusive, ISO 8601 with timezone)'.")
+def _(ref: Reference) -> None:
+    for op_id in ("listBalanceTransactions", "listAuditEvents"):
+        rewrite_replies(ref, op_id, _created_to_the_second)
+
+
+@variant("failed-payout-return-typed-reversal",
+         doc="The money of a payout that failed with its funds returned comes back as a balance transaction of type "
+             "`payout_reversal`; a bank return stays `payout_return`: 'Types seen: `payout`, `payout_return`; the "
+             "full list of `type` values is not shown.'")
+def _(ref: Reference) -> None:
+    def never_completed(call: Call, order_id: object) -> bool:
+        row = call.ref.store.one("SELECT completed_at FROM payouts WHERE id = ?", (order_id,))
+        return row is not None and row["completed_at"] is None
+
+    def wrap(handler: Handler) -> Handler:
+        def typed(call: Call) -> Reply:
+            reply = handler(call)
+            for row in data_rows(reply):
+                if row.get("type") == "payout_return" and never_completed(call, row.get("orderId")):
+                    row["type"] = "payout_reversal"
+            return reply
+        return typed
+
+    ref.wrap_handler("listBalanceTransactions", wrap)

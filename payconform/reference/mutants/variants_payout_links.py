@@ -1,4 +1,5 @@
-"""Tolerated variants of the hosted payout link: the other answers the spec gives a second submit."""
+"""Tolerated variants of the hosted payout link: the other answers the spec gives a second submit, and to an
+expired link."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ApiError
 from . import variant
+from .payout_links import refuse_expired
 from .rewrites import rewrite_replies
 
 if TYPE_CHECKING:
@@ -36,3 +38,11 @@ def _(ref: Reference) -> None:
              "Expired, spent, or failed at execution; links are single use'.")
 def _(ref: Reference) -> None:
     _refuse_resubmit(ref, lambda: ApiError("PAYOUT_LINK_UNUSABLE", "This payout link was already used."))
+
+
+@variant("expired-link-unusable",
+         doc="A submit of an expired payout link answers 400 PAYOUT_LINK_UNUSABLE, as the Errors table has it "
+             "('`PAYOUT_LINK_UNUSABLE` | 400 | ... Expired, spent, or failed at execution; links are single use'), "
+             "not the submit route's '404 `NOT_FOUND` (expired, spent, forged or unknown token)'.")
+def _(ref: Reference) -> None:
+    refuse_expired(ref, lambda: ApiError("PAYOUT_LINK_UNUSABLE", "This payout link has expired; links are single use."))

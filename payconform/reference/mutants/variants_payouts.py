@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import hmac
 import time
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ..approvals import approval_json
 from ..errors import ApiError
+from ..money import fmt, parse_decimal
 from ..operation import Reply
 from ..paging import by_seq
 from . import variant
@@ -15,7 +18,7 @@ from .rewrites import rewrite_answers, rewrite_events, rewrite_refusals, rewrite
 
 if TYPE_CHECKING:
     from ..operation import Call
-    from ..reference import Reference
+    from ..reference import Handler, Reference
 
 
 def _minimal_cancel(reply: Reply) -> Reply:
@@ -171,3 +174,58 @@ def _(ref: Reference) -> None:
         return None
 
     rewrite_refusals(ref, "confirmPayoutFunding", not_a_transaction)
+
+
+@variant("limit-named-by-figure",
+         doc="PAYOUT_LIMIT_EXCEEDED names the limit by its amount ('... exceeds the maximum of 50,000.00 USD'), "
+             "without the words single, daily or end user: 'Over a single, daily or per-end-user limit, named in "
+             "the message.', and `detail`: 'Always a string; wording not stable.'")
+def _(ref: Reference) -> None:
+    check_network = ref.pricing.check_network
+
+    def by_figure(amount: Decimal, currency: str, details_json: str) -> None:
+        try:
+            check_network(amount, currency, details_json)
+        except ApiError as err:
+            if err.type != "PAYOUT_LIMIT_EXCEEDED":
+                raise
+            raise ApiError("PAYOUT_LIMIT_EXCEEDED", f"{fmt(amount)} {currency} exceeds the maximum of "
+                                                    f"{ref.pricing.single_limit:,.2f} {currency}.") from None
+
+    ref.pricing.check_network = by_figure  # type: ignore[method-assign]
+
+
+@variant("unknown-quote-not-found",
+         doc="Sending a quote id the server never issued (altered, or made up) answers 404 NOT_FOUND ('No such "
+             "payout, recipient or other id.') instead of 400 QUOTE_UNVERIFIABLE ('Quote could not be compared; "
+             "nothing sent.'): the spec does not say what an unknown quote id answers. A genuine quote of another "
+             "organization stays QUOTE_UNVERIFIABLE.")
+def _(ref: Reference) -> None:
+    def never_issued(call: Call, err: ApiError) -> ApiError | None:
+        body = call.json()
+        quote_id = body.get("quoteId") if isinstance(body, dict) else None
+        if err.type != "QUOTE_UNVERIFIABLE" or not isinstance(quote_id, str):
+            return None
+        payload, _, signature = quote_id.removeprefix("qt_").partition(".")
+        issued = quote_id.startswith("qt_") and hmac.compare_digest(signature.encode(),
+                                                                    ref.pricing.sign(payload).encode())
+        return None if issued else ApiError("NOT_FOUND", "No such quote; price the payout again.")
+
+    rewrite_refusals(ref, "sendPayout", never_issued)
+
+
+@variant("non-positive-expect-destination-refused",
+         doc="A zero or negative `expectDestination` on sendPayout is refused with 400 BAD_REQUEST (read as a "
+             "'non-positive amount') instead of taken as a guard any quote meets: the spec says of it only "
+             "'Quote moved past `expectDestination`; re-quote.'")
+def _(ref: Reference) -> None:
+    def wrap(handler: Handler) -> Handler:
+        def guarded(call: Call) -> Reply:
+            body = call.json()
+            guard = parse_decimal(body.get("expectDestination")) if isinstance(body, dict) else None
+            if guard is not None and guard <= 0:
+                raise ApiError("BAD_REQUEST", "expectDestination must be a positive amount.")
+            return handler(call)
+        return guarded
+
+    ref.wrap_handler("sendPayout", wrap)
