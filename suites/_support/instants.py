@@ -1,6 +1,19 @@
 """Instants as the spec writes them: ISO 8601, and in UTC where an envelope says so (one definition, in
-``payconform.rules``)."""
+``payconform.rules``); read into a datetime, and written as the suite sends them in filters."""
+
+from datetime import datetime, timezone
+from typing import Any
 
 from payconform.rules import INSTANT, INSTANT_UTC, is_instant, is_utc_instant
 
-__all__ = ["INSTANT", "INSTANT_UTC", "is_instant", "is_utc_instant"]
+__all__ = ["INSTANT", "INSTANT_UTC", "is_instant", "is_utc_instant", "parse_instant", "write_instant"]
+
+
+def parse_instant(value: Any) -> datetime:
+    """An ISO 8601 instant (`Z` or an offset) as an aware datetime."""
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+
+def write_instant(instant: datetime) -> str:
+    """`instant` in UTC to the millisecond, `Z`-suffixed: the form of the instants the suite sends."""
+    return instant.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -15,7 +15,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from decimal import Decimal
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -34,7 +34,7 @@ from .batches import create as create_run
 from .batches import profile as batch_profile
 from .batches import read_only_runs
 from .checkout import create_link, sent_link
-from .instants import is_instant
+from .instants import is_instant, parse_instant, write_instant
 from .money import decimal_values
 from .payments import simulate
 from .payouts import create_payout
@@ -185,18 +185,15 @@ def _own_window(op_id: str) -> Callable[[Api, Contract, Unique, int, dict[str, s
             times = [row.get("createdAt") for row in newest.items for m in {markers[0], markers[-1]} if holds(row, m)]
             if not times or not all(is_instant(t) for t in times):
                 pytest.skip(f"needs operator: {op_id} rows carry no `createdAt` to confine the list to the test's")
-            instants = [_instant(t) for t in times]
-            step = shown_step([_instant(t) for row in newest.items if is_instant(t := row.get("createdAt"))])
-            window = {"createdAfter": _iso(min(instants) - step), "createdBefore": _iso(max(instants) + step)}
+            instants = [parse_instant(t) for t in times]
+            step = shown_step([parse_instant(t) for row in newest.items if is_instant(t := row.get("createdAt"))])
+            window = {"createdAfter": write_instant(min(instants) - step),
+                      "createdBefore": write_instant(max(instants) + step)}
             if step > MILLISECOND:  # a shown instant may be up to a step before the stored one (half, rounded)
                 time.sleep(max(0.0, made + 1.5 * step.total_seconds() - time.monotonic()))
         return OwnList(markers, Pager(api, contract, op_id, params={**window, **params}), None)
 
     return own
-
-
-def _instant(value: Any) -> datetime:
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
 def shown_step(instants: list[datetime]) -> timedelta:
@@ -259,10 +256,6 @@ def busy_head(api: Api, contract: Contract, unique: Unique, op_id: str, rows: in
 
 FAR_FUTURE = "2999-01-01T00:00:00Z"
 MILLISECOND = timedelta(milliseconds=1)
-
-
-def _iso(instant: datetime) -> str:
-    return instant.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _own_payments(api: Api, contract: Contract, unique: Unique, n: int, params: dict[str, str]) -> OwnList:
@@ -385,9 +378,9 @@ def history_since(api: Api, contract: Contract, amounts: list[str]) -> str:
     else a minute before the answer's `Date`."""
     btx = Pager(api, contract, "listBalanceTransactions").page(limit=100, what="the newest balance transactions")
     at = rows_of(btx, amounts)[-1].get("createdAt")
-    start = (datetime.fromisoformat(at.replace("Z", "+00:00")) - timedelta(seconds=1) if is_instant(at)
+    start = (parse_instant(at) - timedelta(seconds=1) if is_instant(at)
              else parsedate_to_datetime(str(btx.ex.headers.get("date"))) - timedelta(minutes=1))
-    return _iso(start)
+    return write_instant(start)
 
 
 def rows_of(page: Page, amounts: list[str]) -> list[dict[str, Any]]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime, timezone
 
 import pytest
 
@@ -24,7 +23,7 @@ from payconform.expect import expect, expect_error
 from payconform.paging import Pager, identity
 
 from .._support.answers import names_field
-from .._support.instants import is_instant
+from .._support.instants import is_instant, parse_instant, write_instant
 from .._support.lists import MILLISECOND, filtered_page, own_top_ups, shown_step, topped_up
 from .._support.money import as_decimal, decimal_values
 from .._support.machines import RETURNED, came_back, path, scenario_walk
@@ -137,10 +136,10 @@ def test_currency_and_order_filters(own_org, contract: Contract, unique) -> None
 @pytest.mark.timeout(300)
 def test_a_returned_payout_shows_payout_and_payout_return(timed: Timed, contract: Contract, unique) -> None:
     """A payout from the balance that the bank returns (the profile's scenario 0004: completed, then returned),
-    followed until it has come back (`completed`, then `failed`): under `orderId=<its id>`, one `payout` row and one `payout_return` row. In
-    real time the payout is the run's walk of that scenario (`scenario_walk`), which the payout-state tests read
-    too. A payout that fails with its funds returned (0003) is not used: which type its money coming back takes
-    is not shown ("the full list of `type` values is not shown")."""
+    followed until it has come back (`completed`, then `failed`): under `orderId=<its id>`, one `payout` row and
+    one `payout_return` row. In real time the payout is the run's walk of that scenario (`scenario_walk`), which
+    the payout-state tests read too. A payout that fails with its funds returned (0003) is not used: which type
+    its money coming back takes is not shown ("the full list of `type` values is not shown")."""
     payout_id, readings = scenario_walk(timed, contract, unique, RETURNED, until=came_back)
     expect(came_back(readings), f"scenario {RETURNED} went {path(readings)}; it does not come back from the bank "
            "(`completed`, then `failed`)", readings[-1].ex)
@@ -167,22 +166,15 @@ def test_created_range_is_inclusive(own_org, contract: Contract) -> None:
            f"createdBefore={PAST} keeps rows")
     at = rows[0].get("createdAt")
     if is_instant(at):
-        step = shown_step([_instant(r.get("createdAt")) for r in newest.items if is_instant(r.get("createdAt"))])
-        low, high = (at, at) if step <= MILLISECOND else (_iso(_instant(at) - step), _iso(_instant(at) + step))
+        step = shown_step([parse_instant(t) for r in newest.items if is_instant(t := r.get("createdAt"))])
+        low, high = ((at, at) if step <= MILLISECOND else
+                     (write_instant(parse_instant(at) - step), write_instant(parse_instant(at) + step)))
         both = filtered_page(pager, "balance transactions", createdAfter=low, createdBefore=high)
         reading = ("the row's own time as both bounds" if step <= MILLISECOND else
                    f"times shown to {step.total_seconds():g} s: the row's instant lies within a step of {at}")
         expect(identity(rows[0]) in map(identity, both.items),
                f"createdAfter={low}, createdBefore={high} ({reading}) drops the row", both.ex)
     _refused(pager, "createdAfter", [("createdAfter", "2026-01-01T00:00:00")], "an instant without a timezone")
-
-
-def _instant(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-def _iso(instant: datetime) -> str:
-    return instant.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @pytest.mark.req("BTX-INVALID-QUERY")
