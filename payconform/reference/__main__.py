@@ -22,7 +22,7 @@ import uvicorn
 
 from . import mutants
 from .app import build_app
-from .http_protocol import ErrorBodyH11Protocol
+from .core.http_protocol import ErrorBodyH11Protocol
 from .reference import Config, Reference
 
 

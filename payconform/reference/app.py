@@ -9,8 +9,9 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from . import operator
-from .errors import ApiError
-from .pipeline import client_host, handle
+from .core.errors import ApiError
+from .core.incoming import client_host
+from .pipeline import handle
 from .reference import API_PREFIX, OPERATOR_PREFIX, Reference
 from .routes import public_page
 

@@ -13,56 +13,57 @@ Every step is looked up on the Reference at call time (`ref.auth.authenticate`, 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .errors import ApiError
-from .operation import Call, Operation, Reply
-from .requestid import request_id_of
+from .core.audit import AuditLog
+from .authentication.auth import Auth
+from .core.clock import Clock
+from .core.errors import ApiError
+from .core.faults import Faults
+from .core.incoming import client_host, read_body
+from .core.operation import Call, Operation, Reply
+from .limits.ratelimit import RateLimiter
+from .core.requestid import request_id_of
 
 if TYPE_CHECKING:
-    from .auth import Principal
-    from .idempotency import Settle
-    from .reference import Reference
+    from .authentication.auth import Principal
+    from .conventions.idempotency import Idempotency, Settle
+    from .authentication.signing import Signing
+    from .core.store import Store
 
 log = logging.getLogger("payconform.reference")
 
 
-def client_host(request: Request) -> str | None:
-    return request.client.host if request.client else None
+class PipelineServer(Protocol):
+    """What the pipeline reaches around a handler, each looked up at call time (mutants replace them)."""
+
+    operations: Mapping[str, Operation]
+    store: Store
+    clock: Clock
+    auth: Auth
+    signing: Signing
+    ratelimit: RateLimiter
+    idempotency: Idempotency
+    faults: Faults
+    audit: AuditLog
+
+    def respond(self, request: Request, status: int, body: Any, headers: dict[str, str] | None = None,
+                *, is_error: bool = False) -> Response: ...
+
+    def error_response(self, request: Request, err: ApiError) -> Response: ...
 
 
-async def handle(ref: Reference, op_id: str, request: Request) -> Response:
+async def handle(ref: PipelineServer, op_id: str, request: Request) -> Response:
     """Run one API call and turn its outcome (reply or error) into the response."""
     try:
         reply = await _run(ref, op_id, request)
     except ApiError as err:
         return ref.error_response(request, err)
     return ref.respond(request, reply.status, reply.body)
-
-
-MAX_BODY = 1 << 20
-
-
-async def read_body(request: Request) -> bytes:
-    """The raw body, refused above 1 MiB so that one request cannot exhaust memory.
-
-    Read once and kept on the request: a signed request's body is read to verify its signature before the
-    handler reads it again.
-    """
-    cached = getattr(request.state, "raw_body", None)
-    if cached is not None:
-        return cached
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise ApiError("VALIDATION_ERROR", "The body is larger than 1 MiB.",
-                           errors=[{"field": "body", "reason": "larger than 1 MiB"}])
-    request.state.raw_body = body
-    return body
 
 
 def as_api_error(exc: BaseException, what: str, request_id: str) -> ApiError:
@@ -73,7 +74,7 @@ def as_api_error(exc: BaseException, what: str, request_id: str) -> ApiError:
     return ApiError("INTERNAL", "An unexpected error occurred; nothing was recorded.")
 
 
-async def _run(ref: Reference, op_id: str, request: Request) -> Reply:
+async def _run(ref: PipelineServer, op_id: str, request: Request) -> Reply:
     op = ref.operations[op_id]
     rid = request_id_of(request)
     ref.ratelimit.check_ip(client_host(request))
@@ -100,7 +101,7 @@ async def _run(ref: Reference, op_id: str, request: Request) -> Reply:
     return reply
 
 
-async def _principal(ref: Reference, op: Operation, request: Request) -> Principal:
+async def _principal(ref: PipelineServer, op: Operation, request: Request) -> Principal:
     """Who calls: the credential (401s), then its rate limits; on a route authorized by a bearer token in its
     path instead (a hosted payout link), whom the token acts for (`op.bearer` applies that route's limit)."""
     if op.bearer is not None:
@@ -112,7 +113,7 @@ async def _principal(ref: Reference, op: Operation, request: Request) -> Princip
     return principal
 
 
-async def _execute(ref: Reference, call: Call, settle: Settle | None = None) -> Reply:
+async def _execute(ref: PipelineServer, call: Call[PipelineServer], settle: Settle | None = None) -> Reply:
     """The handler in one transaction; ``settle`` records its outcome for the idempotency key in that same
     transaction (a refusal that keeps its writes included), so the writes and the key commit together."""
     await ref.faults.before_handler(call.org_id, call.op.op_id)
@@ -129,7 +130,8 @@ async def _execute(ref: Reference, call: Call, settle: Settle | None = None) -> 
     return reply
 
 
-def _audit(ref: Reference, call: Call, outcome: str, error_type: str | None, resource_id: str | None) -> None:
+def _audit(ref: PipelineServer, call: Call[PipelineServer], outcome: str, error_type: str | None,
+           resource_id: str | None) -> None:
     path_ids = [v for k, v in call.params.items() if k != "orgId"]
     ref.audit.record(
         org_id=call.org_id, mode=call.mode, action=call.op.audit or "", request_id=call.request_id,

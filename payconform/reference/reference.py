@@ -63,31 +63,31 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import ids
-from .approvals import Approvals
-from .audit import AuditLog
-from .auth import Auth
-from .batches import Batches
-from .challenges import Challenges
-from .checkout import CheckoutRules
-from .clock import Clock
-from .dispatcher import Dispatcher
-from .errors import ApiError, error_body
-from .events import Events
-from .faults import Faults
-from .idempotency import Idempotency
-from .lifecycle import Lifecycle
-from .operation import Call, Operation, Reply
-from .paging import Cursors
-from .payout_links import PayoutLinks
-from .pricing import Pricing
-from .ratelimit import RateLimiter
-from .requestid import request_id_of
-from .responses import Outgoing, to_response
-from .rotation import Rotation
+from .core import ids
+from .resources.approvals import Approvals
+from .core.audit import AuditLog
+from .authentication.auth import Auth
+from .resources.batches import Batches
+from .authentication.challenges import Challenges
+from .states.checkout import CheckoutRules
+from .core.clock import Clock
+from .events.dispatcher import Dispatcher
+from .core.errors import ApiError, error_body
+from .events.events import Events
+from .core.faults import Faults
+from .conventions.idempotency import Idempotency
+from .states.lifecycle import Lifecycle
+from .core.operation import Call, Operation, Reply
+from .conventions.paging import Cursors
+from .resources.payout_links import PayoutLinks
+from .resources.pricing import Pricing
+from .limits.ratelimit import RateLimiter
+from .core.requestid import request_id_of
+from .core.responses import Outgoing, to_response
+from .authentication.rotation import Rotation
 from .routes import all_operations
-from .signing import Signing
-from .store import Store
+from .authentication.signing import Signing
+from .core.store import Store
 
 API_PREFIX = "/business/api/v1"
 OPERATOR_PREFIX = "/_operator"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from payconform.reference.auth import KEY_FORMAT
+from payconform.reference.authentication.auth import KEY_FORMAT
 
 from .helpers import PRODUCT, RECIPIENT, assert_error, new_org, operator, unique
 

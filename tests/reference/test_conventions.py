@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from payconform.reference.operation import Reply
+from payconform.reference.core.operation import Reply
 
 from .helpers import API, PRODUCT, assert_error, operator
 

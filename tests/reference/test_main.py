@@ -29,12 +29,12 @@ def test_serves_on_a_free_port_and_stops_on_sigterm(tmp_path):
         assert created.status_code == 201
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0  # a stop for a hang, on a loaded machine
 
 
 def test_refuses_to_start_without_a_token():
     result = subprocess.run([sys.executable, "-m", "payconform.reference", "--port", "0"],
-                            capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=30)
+                            capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=120)
     assert result.returncode != 0 and "operator token" in result.stderr
 
 

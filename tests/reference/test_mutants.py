@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import collections
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from starlette.testclient import TestClient
 
@@ -127,3 +134,45 @@ def test_gzip_responses_variant():
 def test_unknown_name_is_a_clear_error():
     with pytest.raises(mutants.UnknownMutant, match="no-such-mutant"):
         mutants.apply(Reference(Config(operator_token="t")), "no-such-mutant")
+
+
+MUTANTS_DIR = Path(mutants.__file__).parent
+MODULES = sorted(MUTANTS_DIR.rglob("*.py"))
+
+
+def _functions(path: Path) -> list[ast.FunctionDef]:
+    return [n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.FunctionDef)]
+
+
+def test_every_patch_is_a_named_function():
+    """A mutant or variant is found in a traceback or a profile by its name, and so is each wrapper it installs."""
+    for entry in [*mutants.MUTANTS.values(), *mutants.VARIANTS.values()]:
+        assert entry.patch.__name__ == entry.name.replace("-", "_"), entry.name
+    unnamed = [f"{p.relative_to(MUTANTS_DIR)}:{f.lineno}" for p in MODULES for f in _functions(p) if f.name == "_"]
+    assert not unnamed, f"functions named `_` under mutants/: {unnamed}"
+
+
+def test_each_requirement_has_its_mutants_in_one_module():
+    """The mutants that break one requirement are read together: no two modules hold mutants of the same id."""
+    modules_of: dict[str, set[str]] = collections.defaultdict(set)
+    for entry in mutants.MUTANTS.values():
+        for req in entry.reqs:
+            modules_of[req].add(entry.patch.__module__)
+    split = {req: sorted(mods) for req, mods in modules_of.items() if len(mods) > 1}
+    assert not split, f"requirements whose mutants live in more than one module: {split}"
+
+
+def test_no_module_is_over_400_lines():
+    long = {str(p.relative_to(MUTANTS_DIR)): n for p in MODULES if (n := len(p.read_text().splitlines())) > 400}
+    assert not long, f"modules of mutants/ over 400 lines: {long}"
+
+
+def test_the_listing_names_every_registered_mutant_and_variant():
+    """What `--list-mutants` / `--list-variants` print (the kill matrix's input) is the registry, name for name."""
+    for flag, table in (("--list-mutants", mutants.MUTANTS), ("--list-variants", mutants.VARIANTS)):
+        out = subprocess.run([sys.executable, "-m", "payconform.reference", flag, "--json"], capture_output=True,
+                             text=True, check=True).stdout
+        listed = json.loads(out)
+        assert [m["name"] for m in listed] == sorted(table)
+        assert {m["name"]: tuple(m["reqs"]) for m in listed} == {n: e.reqs for n, e in table.items()}
+    assert (len(mutants.MUTANTS), len(mutants.VARIANTS)) == (492, 67)

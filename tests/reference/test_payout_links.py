@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.reference.errors import ApiError
+from payconform.reference.core.errors import ApiError
 from payconform.reference.reference import Config, Reference
 
 from .helpers import OPERATOR_TOKEN

@@ -36,5 +36,5 @@ def test_scaled_limits_keep_the_routes_in_proportion(ref: Reference, org: Org) -
 
 def test_a_limit_below_one_is_refused() -> None:
     result = subprocess.run([sys.executable, "-m", "payconform.reference", "--port", "0", "--operator-token", "t",
-                             "--rate-limit", "0"], capture_output=True, text=True, timeout=30)
+                             "--rate-limit", "0"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "a limit is at least 1" in result.stderr

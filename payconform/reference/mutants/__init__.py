@@ -1,114 +1,34 @@
-"""Registry of mutants (deliberate deviations from the spec) and tolerated variants.
+"""Mutants (deliberate deviations from the spec) and tolerated variants of the reference server.
 
-A mutant breaks exactly one behaviour the spec requires, so that the project can prove a conformance
-test fails on it; `reqs` names the requirement ids it breaks. A variant is behaviour the spec allows or
-leaves open; the whole suite must still pass under it. Both are functions that patch attributes of one
-Reference instance (see the patch points in `reference.py`):
+This package is the assembly: the registry lives in `registry.py`, the mutants in one module (or package of
+area modules) per spec part, the variants under `variants/`; importing them here registers them. A mutant
+breaks the requirements its `reqs` name, and no two modules hold mutants of the same requirement:
 
     @mutant("idem-replay-executes-twice", reqs=["IDEM-REPLAY"], doc="A replayed key runs the handler again.")
-    def _(ref: Reference) -> None:
+    def idem_replay_executes_twice(ref: Reference) -> None:
         ref.idempotency.lookup = lambda scope, key: None
 
-Areas live in `mutants/<area>.py`, imported at the bottom of this module. Select one with
-`python -m payconform.reference --mutant NAME`; list them with `--list-mutants` / `--list-variants`.
+Select one with `python -m payconform.reference --mutant NAME`; list them with `--list-mutants` /
+`--list-variants`.
 """
 
-from __future__ import annotations
+from importlib import import_module
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from .registry import MUTANTS, VARIANTS, Mutant, UnknownMutant, apply, lookup
 
-if TYPE_CHECKING:
-    from ..reference import Reference
-
-Patch = Callable[["Reference"], None]
-
-
-@dataclass(frozen=True)
-class Mutant:
-    name: str
-    reqs: tuple[str, ...]
-    doc: str
-    patch: Patch
-    kind: str  # "mutant" | "variant"
-
-
-MUTANTS: dict[str, Mutant] = {}
-VARIANTS: dict[str, Mutant] = {}
-
-
-class UnknownMutant(ValueError):
-    pass
-
-
-def _register(table: dict[str, Mutant], entry: Mutant) -> None:
-    if entry.name in MUTANTS or entry.name in VARIANTS:
-        raise ValueError(f"mutant or variant {entry.name!r} is registered twice")
-    table[entry.name] = entry
-
-
-def mutant(name: str, *, reqs: list[str], doc: str) -> Callable[[Patch], Patch]:
-    if not reqs:
-        raise ValueError(f"mutant {name!r} must name the requirement(s) it breaks")
-
-    def register(patch: Patch) -> Patch:
-        _register(MUTANTS, Mutant(name, tuple(reqs), doc, patch, "mutant"))
-        return patch
-
-    return register
-
-
-def variant(name: str, *, doc: str) -> Callable[[Patch], Patch]:
-    def register(patch: Patch) -> Patch:
-        _register(VARIANTS, Mutant(name, (), doc, patch, "variant"))
-        return patch
-
-    return register
-
-
-def lookup(name: str) -> Mutant:
-    entry = MUTANTS.get(name) or VARIANTS.get(name)
-    if entry is None:
-        known = ", ".join(sorted([*MUTANTS, *VARIANTS]))
-        raise UnknownMutant(f"unknown mutant or variant {name!r}; known: {known}")
-    return entry
-
-
-def apply(ref: Reference, name: str) -> Mutant:
-    """Apply the mutant or variant `name` to this server instance."""
-    entry = lookup(name)
-    entry.patch(ref)
-    return entry
-
-
-# Importing the area modules registers their mutants and variants.
-from . import (  # noqa: E402,F401
-    approvals,
-    auth,
-    batches,
-    checkout,
-    conventions,
-    credentials,
-    events,
-    funding,
-    fuzzing,
-    idempotency,
-    idempotency_rules,
-    ledger,
-    paging,
-    payout_links,
-    payouts,
-    policy,
-    pricing,
-    products,
-    rate_limits,
-    ratelimit,
-    recipients,
-    resources,
-    signing,
-    variants,
-    versioning,
-    wire_format,
+# The area modules, by spec part; importing one registers its mutants or variants.
+AREAS = (
+    "authentication.keys", "authentication.signing", "conventions", "endpoints.batches", "endpoints.checkout",
+    "endpoints.ledger", "endpoints.paging", "endpoints.payouts", "endpoints.recipient_methods",
+    "endpoints.recipients", "endpoints.requests", "endpoints.webhooks", "errors.checkout", "errors.payouts",
+    "errors.requests", "events.deliveries", "events.types", "limits", "resources.checkout", "resources.events",
+    "resources.ledger", "resources.payouts", "resources.requests", "states.checkout", "states.payouts",
+    "variants.authentication", "variants.conventions", "variants.endpoints.checkout", "variants.endpoints.ledger",
+    "variants.endpoints.payouts", "variants.errors", "variants.events", "variants.limits", "variants.versioning",
+    "versioning",
 )
-from . import variants_auth, variants_checkout, variants_events, variants_ledger, variants_limits, variants_payout_links, variants_payouts, variants_recipients, variants_wire  # noqa: E402,F401,E501
+
+for _area in AREAS:
+    import_module(f"{__name__}.{_area}")
+
+__all__ = ["AREAS", "MUTANTS", "VARIANTS", "Mutant", "UnknownMutant", "apply", "lookup"]

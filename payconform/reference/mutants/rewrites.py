@@ -7,11 +7,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ApiError
-from ..responses import Outgoing
+from ..core.errors import ApiError
+from ..core.responses import Outgoing
 
 if TYPE_CHECKING:
-    from ..operation import Call, Reply
+    from ..core.operation import Call, Reply
     from ..reference import Handler, Reference
 
 Transform = Callable[[Any], Any]

@@ -1,5 +1,6 @@
-"""Mutants of the Versioning rules: an added operation not served, an added field or enum-valued field of
-the wrong JSON type, an error `type` of the server's own. Each is killed by a test of ``suites/versioning``.
+"""Mutants of the Versioning part: the version header and what a newer version may add.
+
+Each changes one rule of one server instance through the patch points of `reference.py`.
 """
 
 from __future__ import annotations
@@ -7,26 +8,44 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from ..operation import Call, Reply
-from ..responses import Outgoing
-from . import mutant
-from .recipients import Handler, around
+from ..core.errors import ApiError
+from ..events.events import EVENT_TYPES
+from ..core.operation import Call, Reply
+from ..core.responses import Outgoing
+from .patching import Handler, around, body
+from .registry import mutant
 
 if TYPE_CHECKING:
     from ..reference import Reference
 
 
+@mutant("webhooks-sandbox-events-enum-old", reqs=["VER-SANDBOX-EVENTS-ENUM"],
+        doc="Sandbox registration refuses the approval types and `checkout_payment.partially_refunded` in `events`.")
+def webhooks_sandbox_events_enum_old(ref: Reference) -> None:
+    added = {"checkout_payment.partially_refunded"} | {t for t in EVENT_TYPES if t.startswith("payout_approval.")}
+
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            body = call.json()
+            if isinstance(body, dict) and added & set(body.get("events") or []):
+                raise ApiError("VALIDATION_ERROR", errors=[{"field": "events", "reason": "unknown event type"}])
+            return original(call)
+        return handler
+
+    ref.wrap_handler("createSandboxWebhookEndpoint", wrap)
+
+
 @mutant("ver-audit-events-unserved", reqs=["VER-ADDED-OPERATIONS"],
         doc="GET audit-events (an operation Versioning rule 8 lists as added) answers 404 ROUTE_NOT_FOUND.")
-def _(ref: Reference) -> None:
+def ver_audit_events_unserved(ref: Reference) -> None:
     @around(ref, "listAuditEvents")
-    def _(original: Handler, call: Call) -> Reply:
+    def list_audit_events(original: Handler, call: Call) -> Reply:
         raise ref.route_not_found("GET", "/payments/organizations/{orgId}/audit-events")
 
 
 @mutant("ver-screened-at-epoch", reqs=["VER-CHANGELOG-FIELDS"],
         doc="A recipient's `screenedAt` (an added field) is answered as epoch seconds, a JSON number.")
-def _(ref: Reference) -> None:
+def ver_screened_at_epoch(ref: Reference) -> None:
     def epoch(out: Outgoing) -> None:
         if isinstance(out.body, dict) and isinstance(out.body.get("screenedAt"), str):
             out.body["screenedAt"] = 1700000000
@@ -36,11 +55,11 @@ def _(ref: Reference) -> None:
 
 @mutant("ver-history-type-as-number", reqs=["VER-CHANGELOG-ENUMS"],
         doc="Balance history entries carry `type` as a number (0 funding, 1 payout, 2 reversal), not a string.")
-def _(ref: Reference) -> None:
+def ver_history_type_as_number(ref: Reference) -> None:
     codes = {"funding": 0, "payout": 1, "reversal": 2}
 
     @around(ref, "getBalanceHistory")
-    def _(original: Handler, call: Call) -> Reply:
+    def get_balance_history(original: Handler, call: Call) -> Reply:
         reply = original(call)
         entries = [{**e, "type": codes.get(e.get("type"), 9)} for e in reply.body.get("entries") or []]
         return dataclasses.replace(reply, body={**reply.body, "entries": entries})
@@ -48,7 +67,7 @@ def _(ref: Reference) -> None:
 
 @mutant("ver-error-type-renamed", reqs=["VER-ERROR-TYPE-STABLE"],
         doc="`VALIDATION_ERROR` is answered under a type of the server's own, `INVALID_PARAMETERS`.")
-def _(ref: Reference) -> None:
+def ver_error_type_renamed(ref: Reference) -> None:
     def rename(out: Outgoing) -> None:
         if out.is_error and isinstance(out.body, dict) and out.body.get("type") == "VALIDATION_ERROR":
             out.body["type"] = "INVALID_PARAMETERS"

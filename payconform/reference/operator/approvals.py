@@ -1,6 +1,6 @@
 """The dashboard decisions on payout approvals the operator API stands for: approve, reject, set the policy.
 
-Approving executes the held request as the key that sent it would have (`approvals.execute`): the payout is
+Approving executes the held request as the key that sent it would have (`payouts.execute_approved`): the payout is
 created then (`executed`, `payoutId`), or the refusal is recorded (`execution_failed`, `error.type`). An
 approved batch stays `approved`: its confirm then creates the payouts.
 """
@@ -12,19 +12,20 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from ..approvals import PENDING, approval_json, execute
-from ..errors import ApiError
-from ..money import parse_decimal
-from ..requestid import request_id_of
-from ..validate import Checker
+from ..resources.approvals import PENDING, approval_json
+from ..core.errors import ApiError
+from ..core.money import parse_decimal
+from ..resources.payouts import execute_approved
+from ..core.requestid import request_id_of
+from ..core.validate import Checker
 from .audit import record
 from .endpoint import OperatorRoute, org_of
 
 if TYPE_CHECKING:
-    from ..reference import Reference
+    from .server import OperatorServer
 
 
-def _pending(ref: Reference, request: Request) -> tuple[str, Any]:
+def _pending(ref: OperatorServer, request: Request) -> tuple[str, Any]:
     org_id, approval_id = org_of(ref, request), request.path_params["approvalId"]
     now = ref.clock.now(org_id)
     row = None
@@ -37,27 +38,27 @@ def _pending(ref: Reference, request: Request) -> tuple[str, Any]:
     return org_id, row
 
 
-def _answer(ref: Reference, org_id: str, row: Any) -> tuple[int, Any]:
+def _answer(ref: OperatorServer, org_id: str, row: Any) -> tuple[int, Any]:
     return 200, approval_json(ref.approvals.find(ref.store, org_id, row["mode"], row["id"], ref.clock.now(org_id)))
 
 
-def approve(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def approve(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     org_id, row = _pending(ref, request)
     record(ref, request, org_id, row["mode"], "payout_approval.approve", row["id"])
     ref.approvals.decide(ref.store, row, "approved", ref.clock.now(org_id), approvals=row["approvals"] + 1)
     if row["kind"] == "payout":
-        execute(ref, org_id, row, request_id_of(request), request.url.path)
+        execute_approved(ref, org_id, row, request_id_of(request), request.url.path)
     return _answer(ref, org_id, row)
 
 
-def reject(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def reject(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     org_id, row = _pending(ref, request)
     record(ref, request, org_id, row["mode"], "payout_approval.reject", row["id"])
     ref.approvals.decide(ref.store, row, "rejected", ref.clock.now(org_id))
     return _answer(ref, org_id, row)
 
 
-def set_policy(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def set_policy(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """`{threshold: "5000.00" | null, velocity_cap: {count, window_seconds} | null, mode?: "test"}`."""
     org_id = org_of(ref, request)
     c = Checker(body)

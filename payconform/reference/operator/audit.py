@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from ..audit import OPERATOR_USER_ID
-from ..errors import ApiError
-from ..orgs import get_org
-from ..requestid import request_id_of
+from ..core.audit import OPERATOR_USER_ID
+from ..core.errors import ApiError
+from ..core.orgs import get_org
+from ..core.requestid import request_id_of
 
 if TYPE_CHECKING:
-    from ..reference import Reference
+    from .server import OperatorServer
 
 
-def record(ref: Reference, request: Request, org_id: str, mode: str, action: str, resource_id: str | None,
+def record(ref: OperatorServer, request: Request, org_id: str, mode: str, action: str, resource_id: str | None,
            error_type: str | None = None) -> None:
     """One row for a dashboard action, `refused` when `error_type` is given, else `succeeded`."""
     ref.audit.record(org_id=org_id, mode=mode, action=action, resource_id=resource_id,
@@ -35,16 +35,16 @@ class OperatorAudit:
     action: str
     handler_records_success: bool
 
-    def refused(self, ref: Reference, request: Request, err: ApiError) -> None:
+    def refused(self, ref: OperatorServer, request: Request, err: ApiError) -> None:
         _record(ref, request, self.action, "refused", err.type, None)
 
-    def succeeded(self, ref: Reference, request: Request, answer: Any) -> None:
+    def succeeded(self, ref: OperatorServer, request: Request, answer: Any) -> None:
         if not self.handler_records_success:
             resource_id = answer.get("id") if isinstance(answer, dict) else None
             _record(ref, request, self.action, "succeeded", None, resource_id)
 
 
-def _record(ref: Reference, request: Request, action: str, outcome: str, error_type: str | None,
+def _record(ref: OperatorServer, request: Request, action: str, outcome: str, error_type: str | None,
             resource_id: str | None) -> None:
     org_id = request.path_params.get("orgId")
     if org_id is None or get_org(ref.store, org_id) is None:

@@ -1,7 +1,7 @@
 """How an operator route runs: the token, the JSON body, one transaction, dispatching, the refusal audit.
 
 Every route but `/health` needs header `x-operator-token` (compared in constant time). A handler takes the
-Reference, the request and the body (an object, `{}` when empty) and answers `(status, JSON)`; it runs in
+server, the request and the body (an object, `{}` when empty) and answers `(status, JSON)`; it runs in
 one database transaction. Routes marked `dispatch` run the organization's due webhook deliveries before
 answering, so a test sees them at once. Operator answers bypass the response filters (`ref.respond`):
 mutants and variants change the API under test, not the test infrastructure.
@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..errors import ApiError
-from ..operation import parse_json
-from ..orgs import get_org
+from ..core.errors import ApiError
+from ..core.operation import parse_json
+from ..core.orgs import get_org
 from ..pipeline import as_api_error
-from ..requestid import request_id_of
-from ..validate import require_object
+from ..core.requestid import request_id_of
+from ..core.validate import require_object
 from .audit import OperatorAudit
 
 if TYPE_CHECKING:
-    from ..reference import Reference
+    from .server import OperatorServer
 
-OperatorHandler = Callable[["Reference", Request, dict[str, Any]], tuple[int, Any]]
+OperatorHandler = Callable[["OperatorServer", Request, dict[str, Any]], tuple[int, Any]]
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class OperatorRoute:
     dispatch: bool = False  # run the organization's due deliveries before answering
 
 
-def org_of(ref: Reference, request: Request) -> str:
+def org_of(ref: OperatorServer, request: Request) -> str:
     """The `{orgId}` of an operator path, which must name an organization."""
     org_id = request.path_params["orgId"]
     if get_org(ref.store, org_id) is None:
@@ -47,7 +47,7 @@ def org_of(ref: Reference, request: Request) -> str:
     return org_id
 
 
-def guarded(ref: Reference, route: OperatorRoute,
+def guarded(ref: OperatorServer, route: OperatorRoute,
             audit: OperatorAudit | None) -> Callable[[Request], Awaitable[Response]]:
     """The Starlette endpoint of one operator route."""
     async def endpoint(request: Request) -> Response:
@@ -76,5 +76,5 @@ def guarded(ref: Reference, route: OperatorRoute,
 
 
 async def health(request: Request) -> Response:
-    ref: Reference = request.app.state.reference
+    ref: OperatorServer = request.app.state.reference
     return ref.respond(request, 200, {"ok": True})

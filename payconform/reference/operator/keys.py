@@ -22,17 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from ..auth import SCOPES, KeyRecord
-from ..clock import add_years
-from ..errors import ApiError, field_error
-from ..requestid import request_id_of
-from ..signing import KeyMaterialError, PrivateKeyPasted, SigningKey
-from ..validate import Checker
+from ..authentication.auth import SCOPES, KeyRecord
+from ..core.clock import add_years
+from ..core.errors import ApiError, field_error
+from ..core.requestid import request_id_of
+from ..authentication.signing import KeyMaterialError, PrivateKeyPasted, SigningKey
+from ..core.validate import Checker
 from .audit import record
 from .endpoint import OperatorRoute, org_of
 
 if TYPE_CHECKING:
-    from ..reference import Reference
+    from .server import OperatorServer
 
 KeySettings = tuple[str, list[str], datetime, list[str]]  # mode, scopes, expiry, pinned addresses
 
@@ -47,7 +47,7 @@ def _is_network(value: object) -> bool:
     return True
 
 
-def key_settings(ref: Reference, c: Checker, now: datetime) -> KeySettings:
+def key_settings(ref: OperatorServer, c: Checker, now: datetime) -> KeySettings:
     """Read `mode`, `scopes`, `expires_at` / `expires_in_days` and `pinned_ips`; failures go to `c`."""
     body = c.obj
     mode = c.string("mode", choices=("test", "live")) or "test"
@@ -83,7 +83,7 @@ def signing_key_json(key: SigningKey) -> dict[str, Any]:
             "scopes": sorted(key.scopes), "expiresAt": key.expires_at, "pinnedIps": list(key.pinned_ips)}
 
 
-def issue_key(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def issue_key(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """Scopes `crypto_payouts` and `refunds` only alongside `write`; expiry default 1 year, at most 2
     (the rules are attributes of `ref.auth`, read by `key_settings`)."""
     org_id = org_of(ref, request)
@@ -96,7 +96,7 @@ def issue_key(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[i
     return 201, api_key_json(key, raw)
 
 
-def revoke_key(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def revoke_key(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     org_id = org_of(ref, request)
     key = ref.auth.revoke(org_id, request.path_params["keyId"], ref.clock.now(org_id))
     if key is None:
@@ -105,7 +105,7 @@ def revoke_key(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[
     return 200, {"id": key.id, "revoked": True}
 
 
-def _read_material(ref: Reference, c: Checker) -> tuple[str | None, str | None]:
+def _read_material(ref: OperatorServer, c: Checker) -> tuple[str | None, str | None]:
     """The key material of a registration body; refusals go to `c`, except a private key (PrivateKeyPasted)."""
     try:
         pem, stamp = c.string("public_key_pem", max_len=20_000), c.string("stamp_key", max_len=20_000)
@@ -115,7 +115,7 @@ def _read_material(ref: Reference, c: Checker) -> tuple[str | None, str | None]:
         return None, None
 
 
-def _refuse_private_key(ref: Reference, request: Request, org_id: str, mode: str,
+def _refuse_private_key(ref: OperatorServer, request: Request, org_id: str, mode: str,
                         exc: PrivateKeyPasted) -> tuple[int, Any]:
     """400 VALIDATION_ERROR, audited, naming the registered key the pasted private key belongs to."""
     exposed = [k.id for k in ref.signing.of_org(org_id) if exc.public_pem and k.public_key_pem == exc.public_pem]
@@ -126,7 +126,7 @@ def _refuse_private_key(ref: Reference, request: Request, org_id: str, mode: str
     return err.status, ref.render_error(err, request_id_of(request))
 
 
-def register_signing_key(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def register_signing_key(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     org_id = org_of(ref, request)
     now = ref.clock.now(org_id)
     c = Checker(body)
@@ -142,7 +142,7 @@ def register_signing_key(ref: Reference, request: Request, body: dict[str, Any])
     return 201, signing_key_json(key)
 
 
-def rotate_api_key(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def rotate_api_key(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     org_id = org_of(ref, request)
     now = ref.clock.now(org_id)
     row = ref.store.one("SELECT * FROM api_keys WHERE id = ? AND org_id = ? AND revoked_at IS NULL",
@@ -158,7 +158,7 @@ def rotate_api_key(ref: Reference, request: Request, body: dict[str, Any]) -> tu
     return 201, {**api_key_json(successor, raw), "previousValidUntil": deadline}
 
 
-def rotate_signing_key(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def rotate_signing_key(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """Body: the successor's `public_key_pem` (or `stamp_key`): the holder makes the new pair."""
     org_id = org_of(ref, request)
     now = ref.clock.now(org_id)

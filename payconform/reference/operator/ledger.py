@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from .. import ledger
-from ..errors import ApiError
-from ..validate import Checker
+from ..resources import ledger
+from ..core.errors import ApiError
+from ..core.validate import Checker
 from .endpoint import OperatorRoute, org_of
 
 if TYPE_CHECKING:
-    from ..reference import Reference
+    from .server import OperatorServer
 
 MODE = "test"
 SOURCES = ("provider", "wallet")
@@ -36,7 +36,7 @@ def _amount(body: dict[str, Any]) -> tuple[Checker, Any, str]:
     return c, amount, currency
 
 
-def create_deposit(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def create_deposit(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """`{amount, currency?}` -> 201 `{depositId, status: pending}`: nothing moves until it completes."""
     org_id = org_of(ref, request)
     c, amount, currency = _amount(body)
@@ -45,7 +45,7 @@ def create_deposit(ref: Reference, request: Request, body: dict[str, Any]) -> tu
     return 201, {"depositId": deposit_id, "status": "pending"}
 
 
-def complete_deposit(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def complete_deposit(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     org_id = org_of(ref, request)
     deposit_id = request.path_params["depositId"]
     if not ledger.complete_deposit(ref.store, org_id, deposit_id, ref.clock.now(org_id)):
@@ -53,7 +53,7 @@ def complete_deposit(ref: Reference, request: Request, body: dict[str, Any]) -> 
     return 200, {"depositId": deposit_id, "status": "completed"}
 
 
-def untracked_movement(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def untracked_movement(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """`{amount}`: money moved on a network whose balance is not tracked. It adds no entry, and the balance
     history withholds `balanceAfter` from then on."""
     org_id = org_of(ref, request)
@@ -64,7 +64,7 @@ def untracked_movement(ref: Reference, request: Request, body: dict[str, Any]) -
     return 200, {"orgId": org_id, "untrackedMovements": count}
 
 
-def place_hold(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def place_hold(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """`{amount, currency?}`: a hold reserves that much of the balance (a `hold` balance transaction)."""
     org_id = org_of(ref, request)
     c, amount, currency = _amount(body)
@@ -74,7 +74,7 @@ def place_hold(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[
     return 201, {"orgId": org_id, "available": str(after)}
 
 
-def set_source(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def set_source(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """`{readable: bool}` for source `provider` or `wallet`: an unreadable source is named in `unavailable`."""
     org_id = org_of(ref, request)
     source = request.path_params["source"]
@@ -87,7 +87,7 @@ def set_source(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[
     return 200, {"source": source, "readable": readable}
 
 
-def set_loaded(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def set_loaded(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """`{loaded: bool}`: before historical rows are loaded, balance transactions answer an empty page."""
     org_id = org_of(ref, request)
     c = Checker(body)
@@ -97,7 +97,7 @@ def set_loaded(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[
     return 200, {"orgId": org_id, "loaded": loaded}
 
 
-def set_wallet(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def set_wallet(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """`{chain, currency: USDC|USDT, amount, mode?: "live"}`: what the own wallet holds on that chain (the
     sandbox wallet stays empty, so the figure is for live mode unless `mode` says otherwise)."""
     org_id = org_of(ref, request)
@@ -111,7 +111,7 @@ def set_wallet(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[
     return 200, {"chain": chain, "currency": currency, "amount": str(amount), "mode": mode}
 
 
-def seed_orders(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def seed_orders(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """`{count}`: the organization holds `count` more orders (sandbox mode)."""
     org_id = org_of(ref, request)
     c = Checker(body)

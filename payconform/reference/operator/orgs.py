@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from ..clock import iso
-from ..errors import ApiError
-from ..orgs import FLAGS, create_org, get_org, update_org
-from ..validate import Checker
+from ..core.clock import iso
+from ..core.errors import ApiError
+from ..core.orgs import FLAGS, create_org, get_org, update_org
+from ..core.validate import Checker
 from .endpoint import OperatorRoute, org_of
 
 if TYPE_CHECKING:
-    from ..reference import Reference
+    from .server import OperatorServer
 
 DEFAULT_FEATURES = ["developer", "mass_payouts"]
 MAX_ADVANCE_SECONDS = 10 * 365 * 86400
@@ -28,7 +28,7 @@ def _flags(c: Checker) -> tuple[dict[str, bool], list[str] | None]:
     return flags, features
 
 
-def create_organization(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def create_organization(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     c = Checker(body)
     flags, features = _flags(c)
     c.done()
@@ -38,7 +38,7 @@ def create_organization(ref: Reference, request: Request, body: dict[str, Any]) 
     return 201, org.to_json()
 
 
-def update_organization(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def update_organization(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     org_id = org_of(ref, request)
     c = Checker(body)
     flags, features = _flags(c)
@@ -49,7 +49,7 @@ def update_organization(ref: Reference, request: Request, body: dict[str, Any]) 
     return 200, org.to_json()
 
 
-def advance_clock(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def advance_clock(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """`{advance_seconds}`: the organization's clock moves forward (waiting hours without waiting)."""
     org_id = org_of(ref, request)
     seconds = body.get("advance_seconds")

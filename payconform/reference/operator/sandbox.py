@@ -6,20 +6,20 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from .. import refunds
-from ..batches import RUN as BATCH_RUN
-from ..checkout import PSEUDO_OPERATIONS
-from ..errors import ERRORS, ApiError
-from ..faults import KINDS, Fault
-from ..orgs import get_org
-from ..validate import Checker
+from ..resources import refunds
+from ..resources.batches import RUN as BATCH_RUN
+from ..states.checkout import PSEUDO_OPERATIONS
+from ..core.errors import ERRORS, ApiError
+from ..core.faults import KINDS, Fault
+from ..core.orgs import get_org
+from ..core.validate import Checker
 from .endpoint import OperatorRoute, org_of
 
 if TYPE_CHECKING:
-    from ..reference import Reference
+    from .server import OperatorServer
 
 
-def add_fault(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def add_fault(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """A fault (`error`, `delay`, ...) on the next `count` calls of an operation or pseudo-operation."""
     c = Checker(body)
     org_id = c.string("org_id", required=True)
@@ -43,7 +43,7 @@ def add_fault(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[i
                  "count": fault.remaining}
 
 
-def open_dispute(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def open_dispute(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """The card holder disputes a checkout payment (refunds then answer REFUND_DISPUTED)."""
     answer = refunds.open_dispute(ref, org_of(ref, request), request.path_params["paymentId"])
     if answer is None:

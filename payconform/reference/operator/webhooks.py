@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from .. import webhook_endpoints as endpoints
-from ..errors import ApiError
-from ..validate import Checker
+from ..events import webhook_endpoints as endpoints
+from ..core.errors import ApiError
+from ..core.validate import Checker
 from .endpoint import OperatorRoute
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from ..reference import Reference
+    from .server import OperatorServer
 
 
 def _mode(body: dict[str, Any]) -> str:
@@ -28,40 +28,40 @@ def _mode(body: dict[str, Any]) -> str:
     return str(mode)
 
 
-def _endpoint(ref: Reference, request: Request) -> sqlite3.Row:
+def _endpoint(ref: OperatorServer, request: Request) -> sqlite3.Row:
     return endpoints.find_endpoint(ref, request.path_params["orgId"], None, request.path_params["endpointId"])
 
 
-def register(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def register(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     org_id = request.path_params["orgId"]
     mode = _mode(body)
     url, events = endpoints.read_settings(Checker({k: v for k, v in body.items() if k != "mode"}))
     return 201, endpoints.create_endpoint(ref, org_id, mode, url, events)
 
 
-def delete(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def delete(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     row = _endpoint(ref, request)
     endpoints.delete_endpoint(ref, row)
     return 200, {"id": row["id"], "deleted": True}
 
 
-def set_enabled(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def set_enabled(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     c = Checker(body)
     enabled = c.boolean("enabled", required=True)
     c.done()
     return 200, endpoints.endpoint_json(endpoints.set_enabled(ref, _endpoint(ref, request), bool(enabled)))
 
 
-def rotate(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def rotate(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     return 200, endpoints.rotate_secret(ref, _endpoint(ref, request))
 
 
-def replay_one(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def replay_one(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     delivery = endpoints.replay_one(ref, _endpoint(ref, request), request.path_params["deliveryId"])
     return 202, endpoints.delivery_json(delivery)
 
 
-def replay_bulk(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def replay_bulk(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     """Deliveries created in [from, to], `failed` (failed or dead; the default) or `all`; oldest first."""
     c = Checker(body)
     start, end = c.instant("from", required=True), c.instant("to", required=True)
@@ -71,7 +71,7 @@ def replay_bulk(ref: Reference, request: Request, body: dict[str, Any]) -> tuple
     return 202, {"requeued": endpoints.replay_window(ref, _endpoint(ref, request), start, end, which)}
 
 
-def seed_deliveries(ref: Reference, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
+def seed_deliveries(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
     c = Checker(body)
     count = c.integer("count", required=True, low=1, high=5000)
     c.done()

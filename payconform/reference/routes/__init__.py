@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..operation import Operation
+from ..core.operation import Operation
 from . import (
     approvals,
     audit,

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..approvals import approval_json
-from ..errors import ApiError
-from ..operation import Call, Operation, Reply
-from ..paging import by_seq
+from ..resources.approvals import approval_json
+from ..core.errors import ApiError
+from ..core.operation import Call, Operation, Reply
+from ..conventions.paging import by_seq
 
 
 def list_approvals(call: Call) -> Reply:

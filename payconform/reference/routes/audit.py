@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..audit import audit_json
-from ..operation import Call, Operation, Reply
-from ..paging import by_id_newest_first
+from ..core.audit import audit_json
+from ..core.operation import Call, Operation, Reply
+from ..conventions.paging import by_id_newest_first
 
 FILTERS = (("action", "action = ?"), ("resourceId", "resource_id = ?"), ("apiKey", "api_key_prefix = ?"),
            ("actorUserId", "actor_user_id = ?"))

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import balances, ledger
-from ..balances import SANDBOX_CURRENCY
-from ..errors import ApiError
-from ..money import fmt
-from ..operation import Call, Operation, Reply
-from ..paging import by_id_newest_first
-from ..validate import check
+from ..resources import balances, ledger
+from ..resources.balances import SANDBOX_CURRENCY
+from ..core.errors import ApiError
+from ..core.money import fmt
+from ..core.operation import Call, Operation, Reply
+from ..conventions.paging import by_id_newest_first
+from ..core.validate import check
 
 
 def get_balance(call: Call) -> Reply:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import batches
-from ..errors import ApiError, field_error
-from ..operation import Call, Operation, Reply
-from ..paging import by_seq
-from ..validate import check
+from ..resources import batches
+from ..core.errors import ApiError, field_error
+from ..core.operation import Call, Operation, Reply
+from ..conventions.paging import by_seq
+from ..core.validate import check
 
 MAX_LINES = 1000
 

@@ -8,9 +8,9 @@
 
 from __future__ import annotations
 
-from ..errors import field_error
-from ..events import EVENT_TYPES
-from ..operation import Call, Operation, Reply
+from ..core.errors import field_error
+from ..events.events import EVENT_TYPES
+from ..core.operation import Call, Operation, Reply
 
 
 def list_events(call: Call) -> Reply:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .. import funding
-from ..errors import field_error
-from ..operation import Call, Operation, Reply
-from ..payout_view import payout_json
-from ..validate import check
+from ..resources import funding
+from ..core.errors import field_error
+from ..core.operation import Call, Operation, Reply
+from ..resources.payout_view import payout_json
+from ..core.validate import check
 
 
 def confirm_funding(call: Call) -> Reply:

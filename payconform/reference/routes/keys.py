@@ -7,8 +7,8 @@ refusal is audited. The dashboard's rotation is the operator's (`operator/keys.p
 
 from __future__ import annotations
 
-from ..errors import ApiError
-from ..operation import Call, Operation, Reply
+from ..core.errors import ApiError
+from ..core.operation import Call, Operation, Reply
 
 
 def rotate_api_key(call: Call) -> Reply:

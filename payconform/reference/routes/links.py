@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import links
-from ..clock import iso
-from ..errors import ApiError
-from ..links import expire_if_due, find_link, link_json
-from ..operation import Call, Operation, Reply
-from ..paging import by_seq
-from ..validate import Checker, check
+from ..resources import links
+from ..core.clock import iso
+from ..core.errors import ApiError
+from ..resources.links import expire_if_due, find_link, link_json
+from ..core.operation import Call, Operation, Reply
+from ..conventions.paging import by_seq
+from ..core.validate import Checker, check
 
 MAX_ITEMS = 20
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import payments
-from ..links import find_link
-from ..operation import Call, Operation, Reply
-from ..paging import by_seq
-from ..payments import payment_json, payments_limit
-from ..validate import check
+from ..resources import payments
+from ..resources.links import find_link
+from ..core.operation import Call, Operation, Reply
+from ..conventions.paging import by_seq
+from ..resources.payments import payment_json, payments_limit
+from ..core.validate import check
 
 
 def simulate_payment(call: Call) -> Reply:

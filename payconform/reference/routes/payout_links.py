@@ -17,19 +17,19 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from .. import payout_links
-from ..auth import Principal
-from ..corridors import RATES, kind_of, read_details
-from ..errors import ApiError, field_error
-from ..operation import Call, Operation, Reply
-from ..payouts import SOURCE_CURRENCIES
-from ..recipients import TYPES, Method
-from ..validate import COUNTRIES, EMAIL, check
+from ..resources import payout_links
+from ..resources.payout_links import PayoutLinkServer
+from ..authentication.auth import Principal
+from ..resources.corridors import RATES, kind_of, read_details
+from ..core.errors import ApiError, field_error
+from ..core.operation import Call, Operation, Reply
+from ..resources.payouts import SOURCE_CURRENCIES
+from ..resources.recipients import TYPES, Method
+from ..core.validate import COUNTRIES, EMAIL, check
 
 if TYPE_CHECKING:
     from starlette.requests import Request
 
-    from ..reference import Reference
 
 SUBMIT = "/payout-links/{token}/submit"
 DEFAULT_COUNTRY = "US"  # the recipient's country when the link names none
@@ -104,7 +104,7 @@ def submit_link(call: Call) -> Reply:
     return payout_links.submit(call, link, contact, method)
 
 
-def _bearer(ref: Reference, request: Request) -> Principal:
+def _bearer(ref: PayoutLinkServer, request: Request) -> Principal:
     return ref.payout_links.authenticate(request)
 
 

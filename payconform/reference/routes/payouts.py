@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import payouts
-from ..errors import field_error
-from ..operation import Call, Operation, Reply
-from ..paging import by_seq
-from ..payout_view import payout_json
+from ..resources import payouts
+from ..core.errors import field_error
+from ..core.operation import Call, Operation, Reply
+from ..conventions.paging import by_seq
+from ..resources.payout_view import payout_json
 
 
 def create_payout(call: Call) -> Reply:

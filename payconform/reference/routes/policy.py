@@ -7,10 +7,10 @@ developer tools are on, as the operator set them) and its approval rules.
 
 from __future__ import annotations
 
-from ..errors import ApiError
-from ..operation import Call, Operation, Reply
-from ..orgs import get_org
-from ..payouts import PAYMENT_REASONS
+from ..core.errors import ApiError
+from ..core.operation import Call, Operation, Reply
+from ..core.orgs import get_org
+from ..resources.payouts import PAYMENT_REASONS
 
 
 def list_payment_reasons(call: Call) -> Reply:

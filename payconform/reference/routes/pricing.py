@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .. import funding, quotes
-from ..corridors import RATES
-from ..errors import ApiError, validation_error
-from ..operation import Call, Operation, Reply
-from ..payouts import DESTINATION_CURRENCY, PAYMENT_REASONS, SOURCE_CURRENCIES
-from ..validate import Checker, check
+from ..resources import funding, quotes
+from ..resources.corridors import RATES
+from ..core.errors import ApiError, validation_error
+from ..core.operation import Call, Operation, Reply
+from ..resources.payouts import DESTINATION_CURRENCY, PAYMENT_REASONS, SOURCE_CURRENCIES
+from ..core.validate import Checker, check
 
 QUERY_FIELDS = ("sourceCurrency", "destinationCurrency", "country", "sourceAmount", "destinationAmount")
 

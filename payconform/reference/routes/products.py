@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import products
-from ..errors import ApiError
-from ..money import fmt
-from ..operation import Call, Operation, Reply
-from ..paging import by_seq
-from ..products import find_product, product_json
-from ..validate import CURRENCY, Checker, check
+from ..resources import products
+from ..core.errors import ApiError
+from ..core.money import fmt
+from ..core.operation import Call, Operation, Reply
+from ..conventions.paging import by_seq
+from ..resources.products import find_product, product_json
+from ..core.validate import CURRENCY, Checker, check
 
 URL = re.compile(r"^https?://\S+$")
 

@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import html
 import json
-from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from ..links import PUBLIC_PAGE, public_link
-from ..requestid import request_id_of
-
-if TYPE_CHECKING:
-    from ..reference import Reference
+from ..resources.links import PUBLIC_PAGE, LinkServer, public_link
+from ..core.requestid import request_id_of
 
 TITLES = {200: "Pay", 404: "Not found", 410: "This link is no longer available"}
 
@@ -29,7 +25,7 @@ def _page(title: str, lines: list[str]) -> str:
             f"</head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
 
 
-def routes(ref: Reference) -> list[Route]:
+def routes(ref: LinkServer) -> list[Route]:
     async def page(request: Request) -> Response:
         row = public_link(ref, request.path_params["linkId"])
         status = ref.checkout.page_status(row["status"]) if row is not None else 404

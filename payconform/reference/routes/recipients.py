@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import recipients
-from ..corridors import read_method
-from ..errors import ApiError, validation_error
-from ..operation import Call, Operation, Reply
-from ..paging import by_seq
-from ..recipients import CONTACT_FIELDS, TYPES, recipient_json
-from ..validate import COUNTRIES, EMAIL, Checker, check
+from ..resources import recipients
+from ..resources.corridors import read_method
+from ..core.errors import ApiError, validation_error
+from ..core.operation import Call, Operation, Reply
+from ..conventions.paging import by_seq
+from ..resources.recipients import CONTACT_FIELDS, TYPES, recipient_json
+from ..core.validate import COUNTRIES, EMAIL, Checker, check
 
 
 def _contact(c: Checker, *, patch: bool) -> dict[str, Any]:

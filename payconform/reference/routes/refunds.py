@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import refunds
-from ..errors import ApiError
-from ..operation import Call, Operation, Reply
-from ..payments import payment_json
-from ..validate import check
+from ..resources import refunds
+from ..core.errors import ApiError
+from ..core.operation import Call, Operation, Reply
+from ..resources.payments import payment_json
+from ..core.validate import check
 
 BASE_UNITS = re.compile(r"^[0-9]{1,15}$")
 

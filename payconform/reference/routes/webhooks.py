@@ -12,10 +12,10 @@ an API key; every other management route is dashboard-session only and answers a
 
 from __future__ import annotations
 
-from ..errors import ApiError
-from ..operation import Call, Operation, Reply
-from ..validate import check
-from ..webhook_endpoints import (
+from ..core.errors import ApiError
+from ..core.operation import Call, Operation, Reply
+from ..core.validate import check
+from ..events.webhook_endpoints import (
     active_endpoints,
     check_developer_tools,
     create_endpoint,

@@ -1,0 +1,1 @@
+"""The spec's Authentication: API keys (Mode A), signed requests and their challenge (Mode B), key rotation."""

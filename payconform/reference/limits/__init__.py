@@ -1,0 +1,1 @@
+"""The spec's Limits: the per-key, per-IP and per-operation rate limits."""

@@ -1,0 +1,1 @@
+"""Mutants of the Authentication part, one module per area."""

@@ -1,0 +1,1 @@
+"""Mutants of the Endpoints part, one module per area."""

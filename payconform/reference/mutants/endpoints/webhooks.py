@@ -1,0 +1,128 @@
+"""Mutants of the Endpoints part for webhook endpoints, the event feed routes and sandbox deliveries.
+
+Each changes one rule of one server instance through the patch points of `reference.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import TYPE_CHECKING, Any
+
+from ...core.errors import ApiError
+from ...core.operation import Call, Reply
+from ..patching import body
+from ..registry import mutant
+from ..support.events import DELIVERY_LISTS, rewrite_webhook_replies
+
+if TYPE_CHECKING:
+    from ...reference import Reference
+
+
+def _newest_then_oldest(rows: list) -> list:
+    ordered = sorted(rows, key=lambda r: (r["createdAt"], r["id"]))
+    return ordered[-1:] + ordered[:-1]
+
+
+@mutant("events-feed-missing", reqs=["FEED-ROUTE"], doc="GET /events is not routed.")
+def events_feed_missing(ref: Reference) -> None:
+    def handler(call: Call) -> Reply:
+        raise ref.route_not_found("GET", call.path)
+
+    ref.operations["listEvents"] = dataclasses.replace(ref.operations["listEvents"], handler=handler)
+
+
+@mutant("webhooks-replay-new-event-id", reqs=["WH-REPLAY-ONE"],
+        doc="A replay re-sends the event under a new event id.")
+def webhooks_replay_new_event_id(ref: Reference) -> None:
+    original = ref.events.requeue
+
+    def requeue(delivery: Any, now: Any) -> None:
+        event = ref.events.get(delivery["event_id"])
+        fresh = ref.events.record(event["org_id"], event["mode"], event["type"], json.loads(event["data"]), now)
+        ref.store.run("DELETE FROM webhook_deliveries WHERE event_id = ?", (fresh,))
+        ref.store.run("UPDATE webhook_deliveries SET event_id = ? WHERE id = ?", (fresh, delivery["id"]))
+        original(delivery, now)
+
+    ref.events.requeue = requeue
+
+
+@mutant("webhooks-bulk-replay-not-resent", reqs=["WH-REPLAY-BULK"],
+        doc="Bulk replay answers `{requeued}` with the count but re-fires nothing.")
+def webhooks_bulk_replay_not_resent(ref: Reference) -> None:
+    ref.events.requeue = lambda delivery, now: None  # type: ignore[method-assign]
+
+
+@mutant("webhooks-rotation-single-signature", reqs=["WH-ROTATE-SECRET"],
+        doc="After rotation only the new secret signs; the old one is dropped at once.")
+def webhooks_rotation_single_signature(ref: Reference) -> None:
+    ref.dispatcher.secrets_for = lambda endpoint, now: [endpoint["secret"]]
+
+
+@mutant("webhooks-delete-ignored", reqs=["WH-DELETE"], doc="Deleting an endpoint changes nothing.")
+def webhooks_delete_ignored(ref: Reference) -> None:
+    ref.events.active = ref.events.active.replace("deleted_at IS NULL AND ", "")
+    rewrite_webhook_replies(ref, ("listWebhookEndpoints",), lambda body: {**body, "data": body["data"] + [
+        {"id": r["id"], "url": r["url"]} for r in ref.store.all("SELECT * FROM webhook_endpoints WHERE deleted_at"
+                                                              " IS NOT NULL")]})
+
+
+@mutant("webhooks-register-refused", reqs=["WH-SBX-REGISTER", "WH-TEST-KEY-SANDBOX-PATH"],
+        doc="A test key cannot register a sandbox endpoint.")
+def webhooks_register_refused(ref: Reference) -> None:
+    def handler(call: Call) -> Reply:
+        raise ApiError("FORBIDDEN", "Registering endpoints needs the dashboard.")
+
+    ref.operations["createSandboxWebhookEndpoint"] = dataclasses.replace(
+        ref.operations["createSandboxWebhookEndpoint"], handler=handler)
+
+
+@mutant("webhooks-list-empty", reqs=["WH-LIST"], doc="The endpoint list is always empty.")
+def webhooks_list_empty(ref: Reference) -> None:
+    rewrite_webhook_replies(ref, ("listWebhookEndpoints",), lambda body: {**body, "data": []})
+
+
+@mutant("webhooks-deliveries-unsorted", reqs=["WH-DELIVERIES-LIST"],
+        doc="Deliveries list the newest attempt first and the rest oldest first: sorted by `createdAt` then `id` "
+            "in neither direction.")
+def webhooks_deliveries_unsorted(ref: Reference) -> None:
+    rewrite_webhook_replies(ref, DELIVERY_LISTS, _newest_then_oldest)
+
+
+@mutant("webhooks-sandbox-deliveries-empty", reqs=["WH-SBX-DELIVERIES"], doc="The sandbox delivery log is empty.")
+def webhooks_sandbox_deliveries_empty(ref: Reference) -> None:
+    rewrite_webhook_replies(ref, ("listSandboxWebhookDeliveries",), lambda rows: [])
+
+
+@mutant("webhooks-management-accepts-api-key", reqs=["WH-MGMT-DASHBOARD-ONLY"],
+        doc="Dashboard-only management routes answer an API key 200.")
+def webhooks_management_accepts_api_key(ref: Reference) -> None:
+    for op_id in ("createWebhookEndpoint", "deleteWebhookEndpoint", "setWebhookEndpointEnabled",
+                  "rotateWebhookEndpointSecret", "replayWebhookDelivery", "replayWebhookDeliveries"):
+        ref.operations[op_id] = dataclasses.replace(ref.operations[op_id], handler=lambda call: Reply(200, {}))
+
+
+@mutant("webhooks-developer-tools-ignored", reqs=["WH-SBX-DEVELOPER-DISABLED", "ERR-DEVELOPER-FEATURE-DISABLED"],
+        doc="Sandbox deliveries are listed although the organization's developer tools are off.")
+def webhooks_developer_tools_ignored(ref: Reference) -> None:
+    op = ref.operations["listSandboxWebhookDeliveries"]
+    ref.operations[op.op_id] = dataclasses.replace(op, handler=ref.operations["listWebhookEndpointDeliveries"].handler)
+
+
+@mutant("webhooks-sandbox-deliveries-live-key", reqs=["WH-SBX-DELIVERIES-LIVE-KEY"],
+        doc="The sandbox delivery log accepts a live key (and answers 404 for the sandbox endpoint).")
+def webhooks_sandbox_deliveries_live_key(ref: Reference) -> None:
+    op = ref.operations["listSandboxWebhookDeliveries"]
+    ref.operations[op.op_id] = dataclasses.replace(op, sandbox_only=False)
+
+
+@mutant("webhooks-register-ignores-events", reqs=["WH-REGISTER"],
+        doc="Registration drops the `events` opt-in list: checkout-payment events never reach the endpoint.")
+def webhooks_register_ignores_events(ref: Reference) -> None:
+    original = ref.events.backfill_endpoint
+
+    def backfill_endpoint(endpoint: Any, now: Any) -> None:
+        ref.store.run("UPDATE webhook_endpoints SET events = '[]' WHERE id = ?", (endpoint["id"],))
+        original(endpoint, now)
+
+    ref.events.backfill_endpoint = backfill_endpoint

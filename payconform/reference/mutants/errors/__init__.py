@@ -1,0 +1,1 @@
+"""Mutants of the Errors part, one module per area."""

@@ -1,0 +1,1 @@
+"""Mutants of the Events part, one module per area."""

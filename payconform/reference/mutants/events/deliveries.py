@@ -1,0 +1,131 @@
+"""Mutants of the Events part about deliveries: headers, signatures, routing, retries and dead deliveries.
+
+Each changes one rule of one server instance through the patch points of `reference.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ...core.clock import iso
+from ..patching import body
+from ..registry import mutant
+from ..support.events import DELIVERY_LISTS, rewrite_webhook_replies
+
+if TYPE_CHECKING:
+    from ...reference import Reference
+
+
+def _headers(ref: Reference, change: Callable[[dict[str, str]], None]) -> None:
+    original = ref.dispatcher.headers
+
+    def headers(*args: Any) -> dict[str, str]:
+        out = original(*args)
+        change(out)
+        return out
+
+    ref.dispatcher.headers = headers
+
+
+@mutant("events-signature-over-reserialized-body", reqs=["EVT-SIGNED-CONTENT", "EVT-HEADER-SIGNATURE",
+                                                         "EVT-STANDARD-WEBHOOKS"],
+        doc="The signature is computed over the parsed and re-serialized body, not the bytes sent.")
+def events_signature_over_reserialized_body(ref: Reference) -> None:
+    ref.dispatcher.signed_content = lambda msg_id, ts, body: f"{msg_id}.{ts}.{json.dumps(json.loads(body))}".encode()
+
+
+@mutant("events-whk-id-differs", reqs=["EVT-HEADER-ID", "EVT-ID"],
+        doc="`whk-id` carries a per-attempt message id instead of the event id.")
+def events_whk_id_differs(ref: Reference) -> None:
+    _headers(ref, lambda h: h.update({"whk-id": "msg_" + h["whk-id"][::-1]}))
+
+
+@mutant("events-stale-timestamp", reqs=["EVT-HEADER-TIMESTAMP"],
+        doc="`whk-timestamp` is ten minutes old when the attempt is signed.")
+def events_stale_timestamp(ref: Reference) -> None:
+    ref.dispatcher.timestamp = lambda: str(int(time.time()) - 600)
+
+
+@mutant("events-version-header-differs", reqs=["EVT-HEADER-VERSION"],
+        doc="`Svc-Webhook-Version` says 2 while the body's `apiVersion` is 1.")
+def events_version_header_differs(ref: Reference) -> None:
+    _headers(ref, lambda h: h.update({"Svc-Webhook-Version": "2"}))
+
+
+@mutant("webhooks-retry-too-soon", reqs=["WH-RETRY-SCHEDULE"], doc="Retries come after 20 s instead of the ladder.")
+def webhooks_retry_too_soon(ref: Reference) -> None:
+    ref.dispatcher.ladder = (20,) * 9
+
+
+@mutant("webhooks-no-retry", reqs=["WH-2XX-SUCCESS"], doc="A failed attempt is never retried.")
+def webhooks_no_retry(ref: Reference) -> None:
+    ref.dispatcher.ladder = ()
+
+
+@mutant("webhooks-dead-retried", reqs=["WH-DEAD-DELIVERY"], doc="After the ninth retry the delivery goes on daily.")
+def webhooks_dead_retried(ref: Reference) -> None:
+    ref.dispatcher.ladder = (*ref.dispatcher.ladder, *(86400,) * 30)
+
+
+@mutant("webhooks-dead-dropped", reqs=["WH-DEAD-DELIVERY"], doc="Dead deliveries disappear from the delivery log.")
+def webhooks_dead_dropped(ref: Reference) -> None:
+    rewrite_webhook_replies(ref, DELIVERY_LISTS, lambda rows: [r for r in rows if r["status"] != "dead"])
+
+
+@mutant("webhooks-disabled-not-announced", reqs=["EVT-ENDPOINT-DISABLED", "WH-DISABLED-EVENT-OTHERS"],
+        doc="Disabling an endpoint sends no `webhook_endpoint.disabled` to the others.")
+def webhooks_disabled_not_announced(ref: Reference) -> None:
+    ref.dispatcher.announce = lambda endpoint, now: None
+
+
+@mutant("webhooks-payout-events-opt-in", reqs=["EVT-ROUTING-DEFAULT"],
+        doc="Payout events go only to endpoints that list them in `events`.")
+def webhooks_payout_events_opt_in(ref: Reference) -> None:
+    ref.events.routes_to = lambda endpoint, type_: type_ in json.loads(endpoint["events"])
+
+
+@mutant("events-checkout-not-opt-in", reqs=["EVT-ROUTING-CHECKOUT-OPT-IN"],
+        doc="Checkout-payment events go to every endpoint, opted in or not.")
+def events_checkout_not_opt_in(ref: Reference) -> None:
+    ref.events.routes_to = lambda endpoint, type_: True
+
+
+@mutant("webhooks-no-backfill", reqs=["EVT-BACKFILL"], doc="A new endpoint receives no event recorded before it.")
+def webhooks_no_backfill(ref: Reference) -> None:
+    ref.events.backfill = timedelta(0)
+
+
+@mutant("webhooks-dispatch-order-reversed", reqs=["WH-AT-LEAST-ONCE"],
+        doc="Due deliveries are sent newest first, against `sequence` order.")
+def webhooks_dispatch_order_reversed(ref: Reference) -> None:
+    original = ref.dispatcher.due
+    ref.dispatcher.due = lambda org_id: list(reversed(original(org_id)))  # type: ignore[method-assign]
+
+
+@mutant("webhooks-first-attempt-delayed", reqs=["WH-DISPATCH-15S"],
+        doc="The first attempt of a delivery is due a minute after the event, not within 15 seconds.")
+def webhooks_first_attempt_delayed(ref: Reference) -> None:
+    original = ref.events.queue
+
+    def queue(endpoint_id: str, org_id: str, mode: str, event_id: str, type_: str, due: str) -> None:
+        original(endpoint_id, org_id, mode, event_id, type_, iso(datetime.fromisoformat(due) + timedelta(seconds=60)))
+
+    ref.events.queue = queue  # type: ignore[method-assign]
+
+
+@mutant("webhooks-third-retry-early", reqs=["WH-RETRY-SCHEDULE"],
+        doc="The third retry comes 7.5 minutes after the second, under both described gaps (15 and 30 minutes).")
+def webhooks_third_retry_early(ref: Reference) -> None:
+    ladder = list(ref.dispatcher.ladder)
+    ladder[2] = 450
+    ref.dispatcher.ladder = tuple(ladder)
+
+
+@mutant("webhooks-seven-attempts", reqs=["WH-RETRY-SCHEDULE-ALT"],
+        doc="A failing delivery is dead after seven attempts, which fits neither schedule.")
+def webhooks_seven_attempts(ref: Reference) -> None:
+    ref.dispatcher.ladder = ref.dispatcher.ladder[:6]

@@ -1,0 +1,210 @@
+"""Mutants of the Events part about the event types, their data and the feed.
+
+Each changes one rule of one server instance through the patch points of `reference.py`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...resources.batches import AWAITING, CANCELED, COMPLETED, FAILED
+from ..patching import body
+from ..registry import mutant
+from ..support.events import on_record, rewrite_event_data, rewrite_webhook_replies
+
+if TYPE_CHECKING:
+    from ...reference import Reference
+
+
+def _drop(ref: Reference, *types: str) -> None:
+    """Events of `types` are never recorded."""
+    on_record(ref, lambda rec, o, m, t, d, n: "" if t in types else rec(o, m, t, d, n))
+
+
+@mutant("batch-no-awaiting-confirmation-event", reqs=["EVT-BATCH-AWAITING-CONFIRMATION"],
+        doc="A run that reaches `awaiting_confirmation` records no payout_batch.awaiting_confirmation event.")
+def batch_no_awaiting_confirmation_event(ref: Reference) -> None:
+    del ref.batches.events[AWAITING]
+
+
+@mutant("batch-no-completed-event", reqs=["EVT-BATCH-COMPLETED"],
+        doc="A completed run records no payout_batch.completed event.")
+def batch_no_completed_event(ref: Reference) -> None:
+    del ref.batches.events[COMPLETED]
+
+
+@mutant("batch-no-canceled-event", reqs=["EVT-BATCH-CANCELED"],
+        doc="A canceled run records no payout_batch.canceled event.")
+def batch_no_canceled_event(ref: Reference) -> None:
+    del ref.batches.events[CANCELED]
+
+
+@mutant("batch-no-failed-event", reqs=["EVT-BATCH-FAILED"], doc="A broken run records no payout_batch.failed event.")
+def batch_no_failed_event(ref: Reference) -> None:
+    del ref.batches.events[FAILED]
+
+
+@mutant("events-payout-pending-missing", reqs=["EVT-PAYOUT-PENDING", "EVT-ONE-PER-CHANGE"],
+        doc="Creating a payout records no `payout.pending` event.")
+def events_payout_pending_missing(ref: Reference) -> None:
+    on_record(ref, lambda rec, o, m, t, d, n: "" if t == "payout.pending" else rec(o, m, t, d, n))
+
+
+@mutant("events-payout-pending-twice", reqs=["EVT-ONE-PER-CHANGE"],
+        doc="Creating a payout records `payout.pending` twice.")
+def events_payout_pending_twice(ref: Reference) -> None:
+    on_record(ref, lambda rec, o, m, t, d, n: (rec(o, m, t, d, n), rec(o, m, t, d, n))[0] if t == "payout.pending"
+            else rec(o, m, t, d, n))
+
+
+@mutant("events-payout-data-missing-fields", reqs=["EVT-DATA-PAYOUT"],
+        doc="`data` of payout events lacks `fee` and `rate` (not the flat WebhookPayout).")
+def events_payout_data_missing_fields(ref: Reference) -> None:
+    on_record(ref, lambda rec, o, m, t, d, n: rec(o, m, t, {k: v for k, v in d.items() if k not in ("fee", "rate")}, n)
+            if t.startswith("payout.") else rec(o, m, t, d, n))
+
+
+@mutant("events-feed-since-inclusive", reqs=["FEED-SINCE"], doc="`since` returns the event of that sequence too.")
+def events_feed_since_inclusive(ref: Reference) -> None:
+    original = ref.events.feed
+    ref.events.feed = lambda org, mode, since, types, limit: original(org, mode, since - 1 if since else since,
+                                                                      types, limit)
+
+
+@mutant("events-feed-type-ignored", reqs=["FEED-TYPE-FILTER"], doc="The feed ignores `type`.")
+def events_feed_type_ignored(ref: Reference) -> None:
+    original = ref.events.feed
+    ref.events.feed = lambda org, mode, since, types, limit: original(org, mode, since, None, limit)
+
+
+@mutant("events-feed-data-rebuilt", reqs=["FEED-SAME-OBJECTS", "EVT-DATA-IMMUTABLE"],
+        doc="The feed returns `data` rebuilt without the caller's `reference`, not the object delivered.")
+def events_feed_data_rebuilt(ref: Reference) -> None:
+    def change(body: dict[str, Any]) -> dict[str, Any]:
+        for event in body["data"]:
+            if isinstance(event["data"], dict):
+                event["data"].pop("reference", None)
+        return body
+
+    rewrite_webhook_replies(ref, ("listEvents",), change)
+
+
+@mutant("events-feed-drops-undelivered", reqs=["FEED-IS-RECORD"],
+        doc="The feed leaves out events whose deliveries are dead.")
+def events_feed_drops_undelivered(ref: Reference) -> None:
+    original = ref.events.feed
+
+    def feed(org: str, mode: str, since: int | None, types: list[str] | None, limit: int) -> list[Any]:
+        dead = {r["event_id"] for r in ref.store.all("SELECT event_id FROM webhook_deliveries WHERE status = 'dead'")}
+        return [row for row in original(org, mode, since, types, limit) if row["id"] not in dead]
+
+    ref.events.feed = feed
+
+
+@mutant("events-payout-processing-missing", reqs=["EVT-PAYOUT-PROCESSING"],
+        doc="A payout the network picks up moves to `processing` without a `payout.processing` event.")
+def events_payout_processing_missing(ref: Reference) -> None:
+    _drop(ref, "payout.processing")
+
+
+@mutant("events-payout-completed-missing", reqs=["EVT-PAYOUT-COMPLETED"],
+        doc="A paid payout records no `payout.completed`.")
+def events_payout_completed_missing(ref: Reference) -> None:
+    _drop(ref, "payout.completed")
+
+
+@mutant("events-payout-failed-no-failure-code", reqs=["EVT-PAYOUT-FAILED"],
+        doc="`payout.failed` carries no `failureCode`.")
+def events_payout_failed_no_failure_code(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout.failed", lambda d: {k: v for k, v in d.items() if k != "failureCode"})
+
+
+@mutant("events-payout-returned-as-failed", reqs=["EVT-PAYOUT-RETURNED"],
+        doc="A bank return is announced as `payout.failed` instead of `payout.returned`.")
+def events_payout_returned_as_failed(ref: Reference) -> None:
+    on_record(ref, lambda rec, o, m, t, d, n: rec(o, m, "payout.failed" if t == "payout.returned" else t, d, n))
+
+
+@mutant("events-payout-canceled-missing", reqs=["EVT-PAYOUT-CANCELED"], doc="Canceling a payout records no event.")
+def events_payout_canceled_missing(ref: Reference) -> None:
+    _drop(ref, "payout.canceled")
+
+
+@mutant("events-approval-pending-missing", reqs=["EVT-APPROVAL-PENDING"],
+        doc="A payout held for approvers records no `payout_approval.pending`.")
+def events_approval_pending_missing(ref: Reference) -> None:
+    _drop(ref, "payout_approval.pending")
+
+
+@mutant("events-approval-decisions-missing", reqs=["EVT-APPROVAL-APPROVED", "EVT-APPROVAL-REJECTED",
+                                                  "EVT-APPROVAL-EXPIRED"],
+        doc="Approving, rejecting and expiring an approval change its status without an event.")
+def events_approval_decisions_missing(ref: Reference) -> None:
+    _drop(ref, "payout_approval.approved", "payout_approval.rejected", "payout_approval.expired")
+
+
+@mutant("events-approval-executed-no-payout-id", reqs=["EVT-APPROVAL-EXECUTED"],
+        doc="`payout_approval.executed` does not carry the `payoutId` of the payout made.")
+def events_approval_executed_no_payout_id(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout_approval.executed",
+          lambda d: {"approval": {k: v for k, v in d["approval"].items() if k != "payoutId"}})
+
+
+@mutant("events-approval-execution-failed-no-error", reqs=["EVT-APPROVAL-EXECUTION-FAILED"],
+        doc="`payout_approval.execution_failed` does not carry `approval.error`.")
+def events_approval_execution_failed_no_error(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout_approval.execution_failed",
+          lambda d: {"approval": {k: v for k, v in d["approval"].items() if k != "error"}})
+
+
+@mutant("events-approval-data-flat", reqs=["EVT-DATA-APPROVAL"],
+        doc="`payout_approval.*` carry the approval's fields flat in `data`, not under `approval`.")
+def events_approval_data_flat(ref: Reference) -> None:
+    on_record(ref, lambda rec, o, m, t, d, n: rec(o, m, t, d["approval"] if t.startswith("payout_approval.") else d, n))
+
+
+@mutant("events-checkout-paid-missing", reqs=["EVT-CHECKOUT-PAID"], doc="A paid checkout payment is not announced.")
+def events_checkout_paid_missing(ref: Reference) -> None:
+    _drop(ref, "checkout_payment.paid")
+
+
+@mutant("events-checkout-outcomes-missing", reqs=["EVT-CHECKOUT-FAILED", "EVT-CHECKOUT-REFUNDED",
+                                                 "EVT-CHECKOUT-REVERSED"],
+        doc="A failed, refunded or charged-back checkout payment is not announced.")
+def events_checkout_outcomes_missing(ref: Reference) -> None:
+    _drop(ref, "checkout_payment.failed", "checkout_payment.refunded", "checkout_payment.reversed")
+
+
+@mutant("events-partial-refund-missing", reqs=["EVT-CHECKOUT-PARTIALLY-REFUNDED"],
+        doc="A partial refund is not announced.")
+def events_partial_refund_missing(ref: Reference) -> None:
+    _drop(ref, "checkout_payment.partially_refunded")
+
+
+@mutant("events-type-renamed", reqs=["EVT-TYPES-22", "EVT-TYPE"],
+        doc="A completed payout is announced as `payout.succeeded`, a type outside the 22.")
+def events_type_renamed(ref: Reference) -> None:
+    on_record(ref, lambda rec, o, m, t, d, n: rec(o, m, "payout.succeeded" if t == "payout.completed" else t, d, n))
+
+
+@mutant("events-network-status-words", reqs=["EVT-NO-NETWORK-NAMES"],
+        doc="`payout.processing` carries the network's status word `IN_TRANSIT` as `status`.")
+def events_network_status_words(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout.processing", lambda d: {**d, "status": "IN_TRANSIT"})
+
+
+@mutant("events-dispute-announced", reqs=["EVT-NOT-ANNOUNCED"],
+        doc="An open dispute is announced at once as `checkout_payment.reversed`.")
+def events_dispute_announced(ref: Reference) -> None:
+    original, announced = ref.dispatcher.settle_due, set()
+
+    def settle_due(org_id: str | None) -> None:
+        original(org_id)
+        with ref.store.tx():
+            for row in ref.store.all("SELECT * FROM checkout_payments WHERE disputed = 1"):
+                if row["id"] not in announced:
+                    announced.add(row["id"])
+                    ref.events.record(row["org_id"], row["mode"], "checkout_payment.reversed",
+                                      {"paymentId": row["id"], "status": "disputed"}, ref.clock.now(row["org_id"]))
+
+    ref.dispatcher.settle_due = settle_due

@@ -1,0 +1,1 @@
+"""Mutants of the Resources part, one module per area."""

@@ -1,0 +1,1 @@
+"""Mutants of the States part, one module per area."""

@@ -1,0 +1,236 @@
+"""Mutants of the States part for the payout, approval and batch transition tables.
+
+Each changes one rule of one server instance through the patch points of `reference.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from ...resources.batches import AWAITING, CANCELED, FAILED, RECEIVED, VALIDATING
+from ...resources.batches import COMPLETED as BATCH_COMPLETED
+from ...core.errors import ApiError
+from ...states.lifecycle import COMPLETED, DEFAULT, PROCESSING, Step
+from ...core.operation import Call, Reply
+from ...events.webhook_endpoints import new_secret
+from ..patching import Handler, around
+from ..registry import mutant
+from ..support.payouts import QUEUE, rewrite_approvals, rewrite_batch_replies
+
+if TYPE_CHECKING:
+    from ...reference import Reference
+
+
+def on_decide(ref: Reference, change: Callable[[str, dict[str, Any]], tuple[str, dict[str, Any]] | None]) -> None:
+    """Route every recorded decision through `change(status, fields)`; None drops the decision."""
+    original = ref.approvals.decide
+
+    def decide(store: Any, row: Any, status: str, now: Any, **fields: Any) -> None:
+        changed = change(status, fields)
+        if changed is not None:
+            original(store, row, changed[0], now, **changed[1])
+
+    ref.approvals.decide = decide  # type: ignore[method-assign]
+
+
+DAY = 86400
+
+
+@mutant("approval-threshold-ignored", reqs=["PAYOUT-T-CREATE-APPROVAL", "APPROVAL-T-PENDING"],
+        doc="A payout at the approval threshold is created at once instead of being held (202).")
+def approval_threshold_ignored(ref: Reference) -> None:
+    ref.approvals.default_threshold = None
+
+
+@mutant("approval-expires-after-48-hours", reqs=["APPROVAL-T-EXPIRED", "APPROVAL-EXPIRY-LIMIT", "APPROVAL-EXPIRES-AT"],
+        doc="Undecided approvals expire 48 hours after creation instead of 24.")
+def approval_expires_after_48_hours(ref: Reference) -> None:
+    ref.approvals.lifetime = timedelta(hours=48)
+
+
+@mutant("approval-expires-early", reqs=["APPROVAL-T-EXPIRED", "APPROVAL-EXPIRY-LIMIT"],
+        doc="Undecided approvals expire after 23 hours, before the 24 the spec gives.")
+def approval_expires_early(ref: Reference) -> None:
+    ref.approvals.lifetime = timedelta(hours=23)
+
+
+@mutant("approval-approve-ignored", reqs=["APPROVAL-T-APPROVED"],
+        doc="Approving a held payout leaves the approval pending.")
+def approval_approve_ignored(ref: Reference) -> None:
+    on_decide(ref, lambda status, fields: None if status != "rejected" else (status, fields))
+
+
+@mutant("approval-approved-never-executed", reqs=["APPROVAL-T-EXECUTED"],
+        doc="An approved payout's approval stays `approved`; it never reads `executed`.")
+def approval_approved_never_executed(ref: Reference) -> None:
+    on_decide(ref, lambda status, fields: ("approved", fields) if status == "executed" else (status, fields))
+
+
+@mutant("approval-executed-without-payout-id", reqs=["APPROVAL-T-EXECUTED"],
+        doc="An executed approval does not carry the `payoutId` that joins it to its payout.")
+def approval_executed_without_payout_id(ref: Reference) -> None:
+    rewrite_approvals(ref, lambda a: {k: v for k, v in a.items() if k != "payoutId"})
+
+
+@mutant("approval-reject-ignored", reqs=["APPROVAL-T-REJECTED"],
+        doc="Rejecting a held payout leaves the approval pending.")
+def approval_reject_ignored(ref: Reference) -> None:
+    on_decide(ref, lambda status, fields: None if status == "rejected" else (status, fields))
+
+
+@mutant("approval-execution-failed-without-error", reqs=["APPROVAL-T-EXECUTION-FAILED"],
+        doc="A failed execution is recorded without the refusal's error `type`.")
+def approval_execution_failed_without_error(ref: Reference) -> None:
+    on_decide(ref, lambda status, fields: (status, {**fields, "error_type": None}))
+
+
+@mutant("approval-queue-dashboard-only", reqs=["APPROVAL-QUEUE-READABLE"],
+        doc="The approval queue refuses API keys (403 FORBIDDEN), as if reading it were a dashboard action.")
+def approval_queue_dashboard_only(ref: Reference) -> None:
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            raise ApiError("FORBIDDEN", "The approval queue is read in the dashboard.")
+        return handler
+
+    for op_id in QUEUE:
+        ref.wrap_handler(op_id, wrap)
+
+
+@mutant("batch-cancel-not-applied", reqs=["BATCH-T-CANCEL"],
+        doc="A cancel answers 200 with the run `canceled`, but the run carries on as if never canceled.")
+def batch_cancel_not_applied(ref: Reference) -> None:
+    ref.batches.cancel = lambda call, row: ref.batches.row(call.ref.store, row["id"])  # type: ignore[method-assign]
+    rewrite_batch_replies(ref, ("cancelPayoutBatch",), lambda reply: {**reply.body, "status": CANCELED})
+
+
+@mutant("batch-cancel-after-creation", reqs=["BATCH-T-CANCEL-AFTER-CREATION", "ERR-PAYOUT-BATCH-NOT-CANCELABLE"],
+        doc="A run whose creation began (completed or failed) is canceled, its payouts left in place.")
+def batch_cancel_after_creation(ref: Reference) -> None:
+    ref.batches.cancelable = (RECEIVED, VALIDATING, AWAITING, BATCH_COMPLETED, FAILED)
+
+
+@mutant("batch-validating-event", reqs=["BATCH-EVENTS"],
+        doc="A run announces an in-progress event (`payout_batch.validating`) when its validation starts.")
+def batch_validating_event(ref: Reference) -> None:
+    ref.batches.events[VALIDATING] = "payout_batch.validating"
+
+
+@mutant("webhooks-never-auto-disabled", reqs=["WH-AUTO-DISABLE"],
+        doc="An endpoint with dead deliveries and five quiet days stays enabled.")
+def webhooks_never_auto_disabled(ref: Reference) -> None:
+    ref.dispatcher.disable_unhealthy = lambda org_id: None
+
+
+@mutant("webhooks-disabled-still-sent", reqs=["WH-DISABLED-EVENTS-RECORDED"],
+        doc="A disabled endpoint keeps receiving deliveries.")
+def webhooks_disabled_still_sent(ref: Reference) -> None:
+    ref.events.active = "deleted_at IS NULL AND enabled = 1"
+
+
+@mutant("webhooks-resume-keeps-health", reqs=["WH-RESUME-CLEARS-HEALTH", "WH-ENABLED"],
+        doc="Resuming re-enables the endpoint but keeps its failure count and disable reason.")
+def webhooks_resume_keeps_health(ref: Reference) -> None:
+    ref.events.resume = lambda endpoint_id, now: ref.store.run(
+        "UPDATE webhook_endpoints SET enabled = 1 WHERE id = ?", (endpoint_id,))
+
+
+@mutant("webhooks-pause-ignored", reqs=["WH-ENABLED-PAUSED"], doc="A paused endpoint keeps receiving deliveries.")
+def webhooks_pause_ignored(ref: Reference) -> None:
+    ref.events.active = "deleted_at IS NULL AND disabled_reason IS NULL"
+
+
+@mutant("webhooks-resume-new-secret", reqs=["WH-ENABLED"], doc="Resuming an endpoint replaces its signing secret.")
+def webhooks_resume_new_secret(ref: Reference) -> None:
+    original = ref.events.resume
+
+    def resume(endpoint_id: str, now: Any) -> None:
+        original(endpoint_id, now)
+        ref.store.run("UPDATE webhook_endpoints SET secret = ? WHERE id = ?", (new_secret(), endpoint_id))
+
+    ref.events.resume = resume
+
+
+@mutant("webhooks-processing-not-delivered", reqs=["PAYOUT-EVENTS-AT-LEAST-ONCE"],
+        doc="`payout.processing` is recorded in the feed but never queued for delivery.")
+def webhooks_processing_not_delivered(ref: Reference) -> None:
+    original = ref.events.queue
+
+    def queue(endpoint_id: str, org_id: str, mode: str, event_id: str, type_: str, due: str) -> None:
+        if type_ != "payout.processing":
+            original(endpoint_id, org_id, mode, event_id, type_, due)
+
+    ref.events.queue = queue  # type: ignore[method-assign]
+
+
+@mutant("cancel-leaves-pending", reqs=["PAYOUT-T-CANCEL", "PAYOUT-CANCEL-ROUTE"],
+        doc="Cancel answers the payout `canceled` but it stays pending and awaiting funds.")
+def cancel_leaves_pending(ref: Reference) -> None:
+    @around(ref, "cancelPayout")
+    def cancel_payout(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        ref.store.run("UPDATE payouts SET status = 'pending', funds_returned = NULL WHERE id = ?",
+                      (call.params["payoutId"],))
+        return reply
+
+
+@mutant("payout-skips-processing", reqs=["PAYOUT-T-PROCESSING"],
+        doc="An ordinary sandbox payout goes straight from pending to completed, never `processing`.")
+def payout_skips_processing(ref: Reference) -> None:
+    ref.lifecycle.timelines[DEFAULT] = (COMPLETED,)
+
+
+@mutant("payout-0002-processes", reqs=["PAYOUT-T-PROCESSING"],
+        doc="Sandbox scenario 0002 passes through `processing` like any other payout.")
+def payout_0002_processes(ref: Reference) -> None:
+    ref.lifecycle.timelines["0002"] = (PROCESSING, COMPLETED)
+
+
+@mutant("payout-never-completes", reqs=["PAYOUT-T-COMPLETED"],
+        doc="Sandbox payouts stay where they are instead of completing (recipient never paid).")
+def payout_never_completes(ref: Reference) -> None:
+    ref.lifecycle.timelines[DEFAULT] = (PROCESSING,)
+    ref.lifecycle.timelines["0002"] = ()
+
+
+@mutant("payout-0003-completes", reqs=["PAYOUT-T-FAILED"],
+        doc="Sandbox scenario 0003 is paid like any other payout instead of failing.")
+def payout_0003_completes(ref: Reference) -> None:
+    ref.lifecycle.timelines["0003"] = (PROCESSING, COMPLETED)
+
+
+@mutant("payout-never-returned", reqs=["PAYOUT-T-RETURNED"],
+        doc="Sandbox scenario 0004 completes and is never returned by the bank.")
+def payout_never_returned(ref: Reference) -> None:
+    ref.lifecycle.timelines["0004"] = (PROCESSING, COMPLETED)
+
+
+@mutant("payout-return-keeps-funds", reqs=["PAYOUT-RETURN-BODY"],
+        doc="A bank return reads `fundsReturned: false`.")
+def payout_return_keeps_funds(ref: Reference) -> None:
+    returned = Step(90, "payout.returned", "failed", "returned_by_bank", False)
+    ref.lifecycle.timelines["0004"] = (PROCESSING, COMPLETED, returned)
+
+
+@mutant("payout-failed-recovers", reqs=["PAYOUT-TERMINAL"],
+        doc="A day after failing, a sandbox payout of scenario 0003 or 0004 reads `completed` again.")
+def payout_failed_recovers(ref: Reference) -> None:
+    for scenario in ("0003", "0004"):
+        recovered = Step(DAY, "payout.completed", "completed", completes=True)
+        ref.lifecycle.timelines[scenario] = (*ref.lifecycle.timelines[scenario], recovered)
+
+
+@mutant("payout-created-processing", reqs=["PAYOUT-T-CREATE"],
+        doc="An accepted payout is answered `processing` instead of `pending`.")
+def payout_created_processing(ref: Reference) -> None:
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            reply = original(call)
+            if reply.status == 201:
+                return dataclasses.replace(reply, body={**reply.body, "status": "processing"})
+            return reply
+        return handler
+
+    ref.wrap_handler("createPayout", wrap)

@@ -1,0 +1,1 @@
+"""Helpers that the mutants of more than one area share, one module per topic."""

@@ -1,0 +1,1 @@
+"""Tolerated variants of the Endpoints part, one module per area."""

@@ -1,0 +1,1 @@
+"""The spec's Resources and what the endpoints do with them: payouts and their quotes, funding, approvals and batches, balances, recipients, payout links, checkout products, links, payments and refunds."""

@@ -1,0 +1,70 @@
+"""Funding a self-funded payout: where money to pay from is held, the instructions, the confirmation.
+
+The sandbox stands in for the chain read: the last four digits of the EVM-shaped `transactionHash` pick the
+outcome (`0001` does not fund this payout, `0002` is not yet verifiable, anything else is a good transfer).
+A refused confirmation records nothing and leaves the payout fundable; one transfer funds exactly one
+payout. A funded payout starts its sandbox timeline at the funding instant (`lifecycle.py`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from typing import Any
+
+from ..core.clock import iso
+from ..core.errors import ApiError
+from ..core.operation import Call
+from .payout_view import awaiting_funds
+from .payouts import PayoutServer, find
+
+HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
+SANDBOX_OUTCOMES = {"0001": "FUNDING_TRANSACTION_INVALID", "0002": "FUNDING_NOT_YET_VERIFIABLE"}
+
+
+def funding_accounts() -> list[dict[str, Any]]:
+    """Where money to pay from is held: the provider-held balance (sandbox top-ups) and the own wallet."""
+    return [
+        {"id": "fa_provider_usd", "settlesTo": "provider_balance", "currency": "USD"},
+        {"id": "fa_wallet_evm", "settlesTo": "wallet", "currencies": ["USDC", "USDT"]},
+    ]
+
+
+def instructions(call: Call[PayoutServer], payout_id: str) -> dict[str, Any]:
+    """The funding instructions of a self-funded payout: send `amount` of `token` to `depositAddress`."""
+    row = find(call, payout_id)
+    if not row["requires_funding"]:
+        raise ApiError("FUNDING_NOT_APPLICABLE")
+    method = call.ref.store.one("SELECT details FROM payment_methods WHERE destination_account_id = ?",
+                                (row["destination_account_id"],))
+    assert method is not None
+    return {
+        "payoutId": row["id"],
+        "awaitingFunds": awaiting_funds(row),
+        "token": row["destination_currency"],
+        "chain": json.loads(method["details"]).get("chain"),
+        "amount": row["source_amount"],
+        "depositAddress": "0x" + hashlib.sha256(row["id"].encode()).hexdigest()[:40],
+    }
+
+
+def confirm(call: Call[PayoutServer], payout_id: str, tx_hash: str) -> sqlite3.Row:
+    """Fund the payout with the transfer `tx_hash` (a well-formed hash), or refuse; the payout."""
+    row = find(call, payout_id)
+    if not row["requires_funding"]:
+        raise ApiError("FUNDING_NOT_APPLICABLE")
+    if not awaiting_funds(row):
+        raise ApiError("PAYOUT_NOT_FUNDABLE", f"Payout {row['id']} is {row['status']} and takes no funding.")
+    tx_hash = tx_hash.lower()
+    used = call.ref.store.one("SELECT id FROM payouts WHERE funding_hash = ?", (tx_hash,))
+    if used is not None:
+        raise ApiError("FUNDING_TRANSACTION_ALREADY_USED", f"This transaction already funded payout {used['id']}.")
+    outcome = SANDBOX_OUTCOMES.get(tx_hash[-4:])
+    if outcome is not None:
+        raise ApiError(outcome)
+    call.ref.store.run("UPDATE payouts SET funding_hash = ?, funded_at = ? WHERE id = ?",
+                       (tx_hash, iso(call.now), row["id"]))
+    call.ref.lifecycle.record(call, row["id"], "payout.funded", "pending", "pending", call.now)
+    return find(call, row["id"])
