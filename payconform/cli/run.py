@@ -15,14 +15,15 @@ from pathlib import Path
 
 from .. import pacing, paths
 from ..pacing_files import run_db_path
+from ..run import Run
 from ..artifacts import find_leaks
 from ..cost import STARTED_VAR, estimate
+from ..options import DEFAULT_WORKERS, POOL_WORKERS, REAL_TIME_SMOKE_WORKERS, pytest_args
 from ..target import Target, TargetConfigError, flag_overrides
 from ..tiers import Pace, tier
 from ..target.fields import WEBHOOK_FLAGS
 from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
-from .parser import DEFAULT_WORKERS, POOL_WORKERS, REAL_TIME_SMOKE_WORKERS
 from .serve import start_reference
 
 REAL_TIME_WAITS = 900.0  # a one-key run at scaled limits took its whole default budget (806 s) and left tests not run
@@ -54,10 +55,7 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
         out = Path(tmp) / "list.json"
         cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin", "-p", "payconform.listing",
                "--collect-only", "-q", "--continue-on-collection-errors", *PYTEST_FLAGS]
-        if ns.select:
-            cmd += ["--select", ns.select]
-        if ns.tier:
-            cmd += ["--tier", ns.tier]
+        cmd += pytest_args(vars(ns), selection_only=True)
         proc = subprocess.run(cmd + extra, env=dict(os.environ, **{ENV_VAR: str(out)}), check=False,
                               capture_output=True, text=True)
         if not out.exists():
@@ -140,12 +138,12 @@ def default_max_duration(target: Target, tier_name: str | None) -> float:
 
 
 def default_workers(target: Target, tier_name: str | None = None) -> str:
-    """The run's xdist workers when ``-n`` is not given: more (``parser.POOL_WORKERS``) with a key pool, in
+    """The run's xdist workers when ``-n`` is not given: more (``options.POOL_WORKERS``) with a key pool, in
     the smoke tier, and without an operator. Then many tests wait on the spec's clocks in real time
     (settlement, a bank return, a delivery), each holding a worker meanwhile, while the others' requests keep
     the key's minute spent (measured, one-key smoke: wall 328 s with 2 workers, 211 s with 4, the floor 182 s;
     one-key full without an operator, 1,466 requests: wall 765 s with 2 workers, 1.21 x its floor). The smoke
-    tier without an operator is mostly such waits: more still (``parser.REAL_TIME_SMOKE_WORKERS``). A full run
+    tier without an operator is mostly such waits: more still (``options.REAL_TIME_SMOKE_WORKERS``). A full run
     gains little from them (one key, 6 workers: 1.00 x its floor instead of 1.02) and each worker registers
     its own sandbox endpoint and payment link."""
     real_time = (target.operator_config or {}).get("adapter") in (None, "none")
@@ -160,13 +158,27 @@ def _paced_preflight_blocks(target: Target, pacing_db: str) -> bool:
     limits, the whole of them, so nothing it sends may go unrecorded)."""
     from ..contract import run_contract
 
-    pacer = pacing.for_target(pacing_db, target, run_contract().limits.get("rate_limits") or [])
-    pacing.set_current(pacer)
+    run = Run(pacer=pacing.for_target(pacing_db, target, run_contract().limits.get("rate_limits") or []))
     try:
-        return preflight_blocks(target)
+        return preflight_blocks(target, run)
     finally:
-        pacing.set_current(None)
-        pacer.close()
+        run.close()
+
+
+def pytest_command(ns: argparse.Namespace, suites: Path, target_file: Path, report_dir: Path, workers: str,
+                   max_duration: float | None) -> list[str]:
+    """The pytest run of ``payconform run``: the forwarded options (``payconform.options``) as given, but for
+    the target file, the report directory and the time left of ``--max-duration`` (None: no limit), which
+    the run settles first; the user's pytest arguments go after it."""
+    given = {**vars(ns), "target": str(target_file), "report_dir": str(report_dir),
+             "max_duration": None if max_duration is None else f"{max_duration:.1f}"}
+    cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin", *pytest_args(given),
+           f"--junitxml={report_dir / 'junit.xml'}", f"--alluredir={report_dir / 'allure-results'}",
+           *PYTEST_FLAGS, "-rfE"]
+    if workers not in ("0", ""):
+        # loadgroup: tests sharing an xdist_group (e.g. the rate_limit_key tests) never run concurrently
+        cmd += ["-n", workers, "--dist", "loadgroup"]
+    return cmd
 
 
 def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
@@ -227,32 +239,11 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
         if not suites.is_dir():
             print(f"payconform: no suites directory at {suites}", file=sys.stderr)
             return 3
-        cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin",
-               "--target", str(target_file), "--report-dir", str(report_dir),
-               f"--junitxml={report_dir / 'junit.xml'}", f"--alluredir={report_dir / 'allure-results'}",
-               *PYTEST_FLAGS, "-rfE"]
         workers = str(ns.workers if ns.workers is not None else default_workers(target, ns.tier))
-        if workers not in ("0", ""):
-            # loadgroup: tests sharing an xdist_group (e.g. the rate_limit_key tests) never run concurrently
-            cmd += ["-n", workers, "--dist", "loadgroup"]
-        if ns.run_slow:
-            cmd.append("--run-slow")
-        if ns.keep_created:
-            cmd.append("--keep-created")
-        if ns.select:
-            cmd += ["--select", ns.select]
-        if ns.tier:
-            cmd += ["--tier", ns.tier]
-        for flag, value in (("--fuzz-budget", ns.fuzz_budget), ("--fuzz-max-requests", ns.fuzz_max_requests),
-                            ("--fuzz-seed", ns.fuzz_seed)):
-            if value is not None:
-                cmd += [flag, str(value)]
-        stop_after = None
         max_duration = default_max_duration(target, ns.tier) if ns.max_duration is None else ns.max_duration
-        if max_duration:
-            left = max(max_duration - (time.monotonic() - started), 1.0)
-            cmd += ["--max-duration", f"{left:.1f}"]
-            stop_after = left + HARD_STOP_GRACE
+        left = max(max_duration - (time.monotonic() - started), 1.0) if max_duration else None
+        stop_after = None if left is None else left + HARD_STOP_GRACE
+        cmd = pytest_command(ns, suites, target_file, report_dir, workers, left)
         cmd += extra
         code = _run_pytest(cmd, stop_after, env)
         if ns.baseline or ns.warnings_as_errors:

@@ -97,7 +97,7 @@ def test_smoke_and_a_pool_get_more_workers():
     workers, as a key pool gets; the smoke tier without an operator, most of all."""
     from types import SimpleNamespace
 
-    from payconform.cli.parser import DEFAULT_WORKERS, POOL_WORKERS, REAL_TIME_SMOKE_WORKERS
+    from payconform.options import DEFAULT_WORKERS, POOL_WORKERS, REAL_TIME_SMOKE_WORKERS
     from payconform.cli.run import default_workers
 
     operator = {"adapter": "reference", "url": "http://127.0.0.1:9/_operator"}
