@@ -23,9 +23,10 @@ import yaml
 
 from .results import build_results
 from .tiers import DEFAULT_TIER
+from .verdicts import Verdict
 
-SKIP_VERDICTS = ("skipped", "needs_operator", "needs_clock", "needs_slow")
-FAIL_VERDICTS = ("failed", "warning", "expected_failure")
+# an entry's `expect`: `failed` stands for every failure verdict (warnings too), `skipped` for every skip verdict
+EXPECT_FAILED, EXPECT_SKIPPED = Verdict.FAILED.value, Verdict.SKIPPED.value
 BASELINE_VERSION = 1
 HEADER = """\
 # payconform baseline: expected failures and expected skips of one deployment, for CI gates.
@@ -83,7 +84,7 @@ def load(path: str | Path) -> list[Entry]:
         raise BaselineError(f"cannot read the baseline {path}: {exc}") from None
     entries = []
     for i, raw in enumerate(data.get("expected") or []):
-        if not isinstance(raw, dict) or not raw.get("test") or raw.get("expect") not in ("failed", "skipped"):
+        if not isinstance(raw, dict) or not raw.get("test") or raw.get("expect") not in (EXPECT_FAILED, EXPECT_SKIPPED):
             raise BaselineError(f"{path}: entry {i + 1} needs `test` and `expect: failed|skipped`")
         if not str(raw.get("reason") or "").strip():
             raise BaselineError(f"{path}: entry {i + 1} ({raw['test']}) needs a `reason`")
@@ -106,11 +107,14 @@ def entries_from_results(results: Mapping[str, Any], reason: str | None = None) 
     run, not of the deployment, and are left out)."""
     out = []
     for row in results.get("tests") or []:
-        verdict = row.get("verdict")
-        if verdict in FAIL_VERDICTS:
-            out.append(Entry(row["nodeid"], "failed", reason or _failure_reason(row), list(row.get("requirements") or [])))
-        elif verdict in SKIP_VERDICTS and verdict != "needs_slow":
-            out.append(Entry(row["nodeid"], "skipped", reason or (row.get("skip_reason") or "skipped"),
+        verdict = Verdict.of(row.get("verdict"))
+        if verdict is None:
+            continue
+        if verdict.is_failure:
+            out.append(Entry(row["nodeid"], EXPECT_FAILED, reason or _failure_reason(row),
+                             list(row.get("requirements") or [])))
+        elif verdict.is_skip and not verdict.chosen_by_run:
+            out.append(Entry(row["nodeid"], EXPECT_SKIPPED, reason or (row.get("skip_reason") or "skipped"),
                              list(row.get("requirements") or [])))
     return out
 
@@ -162,23 +166,23 @@ def check(results: Mapping[str, Any], entries: list[Entry] | None, contract, *,
     findings: list[Finding] = []
     for row in results.get("tests") or []:
         reqs = list(row.get("requirements") or [])
-        verdict = row.get("verdict")
+        verdict = Verdict.of(row.get("verdict"))
         matching = [(i, e) for i, e in enumerate(entries) if e.matches(row)]
         used.update(i for i, _ in matching)
-        fail_entry = next((e for _, e in matching if e.expect == "failed"), None)
-        skip_entry = next((e for _, e in matching if e.expect == "skipped"), None)
-        if verdict in ("failed", "expected_failure"):
+        fail_entry = next((e for _, e in matching if e.expect == EXPECT_FAILED), None)
+        skip_entry = next((e for _, e in matching if e.expect == EXPECT_SKIPPED), None)
+        if verdict in (Verdict.FAILED, Verdict.EXPECTED_FAILURE):
             if fail_entry is None:
                 findings.append(Finding("new_failure", "error", "failed and not in the baseline", row["nodeid"], reqs))
             else:
-                row["verdict"], row["baseline_reason"] = "expected_failure", fail_entry.reason
-        elif verdict == "warning":
+                row["verdict"], row["baseline_reason"] = Verdict.EXPECTED_FAILURE.value, fail_entry.reason
+        elif verdict is Verdict.WARNING:
             if fail_entry is not None:
                 row["baseline_reason"] = fail_entry.reason
             else:
                 findings.append(Finding("warning", "error" if warnings_as_errors else "warning",
                                         "approximate-timing requirement missed", row["nodeid"], reqs))
-        elif verdict == "passed":
+        elif verdict is Verdict.PASSED:
             if fail_entry is not None:
                 findings.append(Finding("expected_failure_passed", "error",
                                         f"passes now: remove it from the baseline (reason was: {fail_entry.reason})",
@@ -187,12 +191,12 @@ def check(results: Mapping[str, Any], entries: list[Entry] | None, contract, *,
                 findings.append(Finding("expected_skip_ran", "error",
                                         f"ran now: remove it from the baseline (reason was: {skip_entry.reason})",
                                         row["nodeid"], reqs))
-        elif verdict in SKIP_VERDICTS:
+        elif verdict is not None and verdict.is_skip:
             if skip_entry is not None:
                 row["baseline_reason"] = skip_entry.reason
-            elif gate_skips and not (verdict == "needs_slow" and not run_slow):
-                findings.append(Finding("unexpected_skip", "error", f"skipped: {row.get('skip_reason') or verdict}",
-                                        row["nodeid"], reqs))
+            elif gate_skips and not (verdict.chosen_by_run and not run_slow):
+                findings.append(Finding("unexpected_skip", "error",
+                                        f"skipped: {row.get('skip_reason') or verdict.value}", row["nodeid"], reqs))
     if other_tier and entries:
         findings.append(Finding("tier_mismatch", "warning",
                                 f"baseline of tier {tier}, run of tier {run_tier(results)}: only the tests this run "

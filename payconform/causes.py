@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .verdicts import Verdict
+
 MIN_GROUP = 3
 _ANSWERED = re.compile(r"target answered: (\S+) (\S+) -> (\d{3})(?: ([A-Z_]+))?")
 _REFUSED_KEY = {"UNAUTHORIZED", "KEY_EXPIRED", "KEY_IP_NOT_ALLOWED", "ACCOUNT_BLOCKED"}
@@ -41,7 +43,7 @@ def failure_causes(tests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     more failed tests, the largest first."""
     groups: dict[str, dict[str, Any]] = {}
     for row in tests:
-        if row.get("verdict") != "failed":
+        if row.get("verdict") != Verdict.FAILED.value:
             continue
         found = cause(row.get("message"))
         if found is None:

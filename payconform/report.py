@@ -13,24 +13,7 @@ from .causes import failure_causes
 from .contract import DEFAULT_PARTS
 from .redact import Redactor
 from .results import totals
-
-LABELS = {
-    "passed": "passed",
-    "failed": "failed",
-    "warning": "warning (approximate timing)",
-    "expected_failure": "expected failure",
-    "skipped": "skipped",
-    "not_run": "not run",
-    "needs_operator": "needs operator",
-    "needs_clock": "needs clock",
-    "needs_slow": "needs --run-slow",
-    "not_tested": "not tested",
-    "not_testable": "not testable",
-    "not_specified": "not specified by the spec",
-}
-# the order of the segments of a part's verdict bar and of the verdict filter
-VERDICT_ORDER = ("failed", "warning", "expected_failure", "not_run", "passed", "needs_operator", "needs_clock", "needs_slow",
-                 "skipped", "not_tested", "not_testable", "not_specified")
+from .verdicts import FAILURE_VERDICTS, Verdict
 
 
 def split_message(message: str | None) -> dict[str, str]:
@@ -77,14 +60,17 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
         counts: dict[str, int] = {}
         for req in part["requirements"]:
             counts[req["verdict"]] = counts.get(req["verdict"], 0) + 1
-        part["bar"] = [(v, counts[v]) for v in VERDICT_ORDER if counts.get(v)] + \
-            [(v, n) for v, n in counts.items() if v not in VERDICT_ORDER]
+        part["bar"] = [(v.value, counts[v.value]) for v in Verdict if counts.get(v.value)] + \
+            [(v, n) for v, n in counts.items() if Verdict.of(v) is None]
     tests = {}
     for t in results.get("tests") or []:
         tests[t["nodeid"]] = dict(t, parsed=split_message(t.get("message")))
     html = _environment().get_template("report.html.j2").render(
-        run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests, labels=LABELS,
-        verdicts=VERDICT_ORDER, gate=results.get("gate"), unlock=results.get("unlock") or [], cost=cost,
+        run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests,
+        labels={v.value: v.label for v in Verdict}, verdicts=list(Verdict),
+        gate_failing={v.value for v in Verdict if v.fails_gate}, findings=FAILURE_VERDICTS,
+        untestable={v.value for v in Verdict if not v.testable}, gate=results.get("gate"),
+        unlock=results.get("unlock") or [], cost=cost,
         causes=failure_causes(results.get("tests") or []),
     )
     return redactor.redact(html) if redactor is not None else html

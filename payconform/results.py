@@ -15,26 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from .skips import verdict_of
 from .unlock import unlock_rows
+from .verdicts import Verdict, worst
 
 MAX_TRANSCRIPT_ENTRIES = 200
-
-TEST_VERDICTS = ("passed", "failed", "warning", "expected_failure", "skipped", "needs_operator", "needs_clock",
-                 "needs_slow", "not_run")
-REQUIREMENT_VERDICTS = (
-    "failed",
-    "warning",
-    "expected_failure",
-    "not_run",
-    "passed",
-    "needs_operator",
-    "needs_clock",
-    "needs_slow",
-    "skipped",
-    "not_tested",
-    "not_testable",
-    "not_specified",
-)
 
 
 @dataclass
@@ -114,19 +99,6 @@ def reset_record(token) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def skip_verdict(reason: str | None) -> str:
-    r = (reason or "").strip()
-    if r.startswith("not run"):
-        return "not_run"
-    if r.startswith("needs operator"):
-        return "needs_operator"
-    if r.startswith("needs clock"):
-        return "needs_clock"
-    if r.startswith("needs --run-slow"):
-        return "needs_slow"
-    return "skipped"
-
-
 class ResultCollector:
     """Collects one row per test from (possibly remote) test reports."""
 
@@ -177,19 +149,20 @@ class ResultCollector:
                     row["outcome"] = "error"
                     row["message"] = message
         if row["outcome"] == "passed":
-            row["verdict"] = "passed"
+            row["verdict"] = Verdict.PASSED.value
         elif row["outcome"] in ("failed", "error"):
-            row["verdict"] = "failed"
+            row["verdict"] = Verdict.FAILED.value
         elif row["outcome"] == "skipped":
-            row["verdict"] = skip_verdict(row["skip_reason"])
-            if row["verdict"] == "not_run":
+            verdict = verdict_of(row["skip_reason"])
+            row["verdict"] = verdict.value
+            if verdict is Verdict.NOT_RUN:
                 row["outcome"] = "not_run"
 
     def not_run(self, nodeid: str, requirements: list[str], needs: list[str], reason: str) -> None:
         """The row of a test the run never started or never finished (interrupted, out of time)."""
         row = self.rows.setdefault(nodeid, {"nodeid": nodeid, "requirements": list(requirements), "duration": 0.0,
                                             "request_ids": [], "profile_ops": [], "needs": list(needs)})
-        row.update(outcome="not_run", verdict="not_run", skip_reason=reason)
+        row.update(outcome="not_run", verdict=Verdict.NOT_RUN.value, skip_reason=reason)
         row.pop("message", None)
 
     def tests(self) -> list[dict]:
@@ -197,8 +170,8 @@ class ResultCollector:
         for row in sorted(self.rows.values(), key=lambda r: r["nodeid"]):
             r = dict(row)
             if r["outcome"] is None:  # only a setup report arrived (should not happen) -> error
-                r["outcome"], r["verdict"] = "error", "failed"
-            if r["verdict"] != "failed":
+                r["outcome"], r["verdict"] = "error", Verdict.FAILED.value
+            if r["verdict"] != Verdict.FAILED.value:
                 r.pop("transcript", None)
                 r.pop("message", None)
             out.append(r)
@@ -215,16 +188,20 @@ def apply_levels(contract, tests: Iterable[dict]) -> None:
     "normally") is a warning, not a failure: the spec promises no exact figure to fail a target on."""
     for t in tests:
         reqs = t.get("requirements") or []
-        if t.get("verdict") == "failed" and t.get("outcome") == "failed" and reqs \
+        if t.get("verdict") == Verdict.FAILED.value and t.get("outcome") == "failed" and reqs \
                 and all(_is_observe(contract, r) for r in reqs):
-            t["verdict"] = "warning"
+            t["verdict"] = Verdict.WARNING.value
 
 
-def _verdict_of(verdicts: list[str]) -> str:
-    for v in ("failed", "warning", "expected_failure", "not_run", "passed", "needs_operator", "needs_clock", "needs_slow"):
-        if v in verdicts:
-            return v
-    return "skipped"
+def _untested(testable: Any, reason: str | None) -> Verdict:
+    """The verdict of a requirement no test checks: not specified (the spec marks it "not shown"), not
+    testable (the contract says no API-level test can check it) or not tested."""
+    if testable is False or (isinstance(testable, str) and testable.lower() in ("false", "no", "not_specified",
+                                                                                 "not_testable")):
+        r = f"{testable} {reason or ''}".lower()
+        shown = "not shown" in r or "not_specified" in r or "not specified" in r
+        return Verdict.NOT_SPECIFIED if shown else Verdict.NOT_TESTABLE
+    return Verdict.NOT_TESTED
 
 
 def requirement_rows(contract, tests: Iterable[Mapping]) -> list[dict]:
@@ -242,13 +219,7 @@ def requirement_rows(contract, tests: Iterable[Mapping]) -> list[dict]:
         verdicts = [t.get("verdict") for t in ts]
         testable = info.get("testable", True)
         reason = info.get("reason")
-        if ts:
-            verdict = _verdict_of(verdicts)
-        elif testable is False or (isinstance(testable, str) and testable.lower() in ("false", "no", "not_specified", "not_testable")):
-            r = f"{testable} {reason or ''}".lower()
-            verdict = "not_specified" if ("not shown" in r or "not_specified" in r or "not specified" in r) else "not_testable"
-        else:
-            verdict = "not_tested"
+        verdict = (worst(verdicts) if ts else _untested(testable, reason)).value
         rows.append(
             {
                 "id": rid,
@@ -283,7 +254,8 @@ def totals(results: Mapping) -> dict:
     req_by: dict[str, int] = {}
     for r in reqs:
         req_by[r["verdict"]] = req_by.get(r["verdict"], 0) + 1
-    testable = sum(1 for r in reqs if r["verdict"] not in ("not_testable", "not_specified"))
+    testable = sum(1 for r in reqs if (v := Verdict.of(r["verdict"])) is None or v.testable)
+    covered = sum(1 for r in reqs if (v := Verdict.of(r["verdict"])) is not None and v.covered)
     return {
         "tests": len(tests),
         "passed": sum(1 for t in tests if t["outcome"] == "passed"),
@@ -293,9 +265,9 @@ def totals(results: Mapping) -> dict:
         "not_run": sum(1 for t in tests if t["outcome"] == "not_run"),
         "test_verdicts": by_verdict,
         "requirements": len(reqs),
-        "covered": req_by.get("passed", 0),
+        "covered": covered,
         "testable": testable,
-        "coverage_percent": round(100.0 * req_by.get("passed", 0) / testable, 1) if testable else 0.0,
+        "coverage_percent": round(100.0 * covered / testable, 1) if testable else 0.0,
         "requirement_verdicts": req_by,
         "overall": overall_verdict(results, by_verdict),
     }
@@ -303,13 +275,14 @@ def totals(results: Mapping) -> dict:
 
 def overall_verdict(results: Mapping, test_verdicts: Mapping[str, int]) -> str:
     """``passed``, ``warning`` or ``failed``: the gate's verdict when a baseline was applied, else
-    failed on any failed test, warning on any approximate-timing miss."""
+    failed on any test whose verdict fails a gate, warning on any approximate-timing miss."""
     gate = results.get("gate")
     if gate:
-        return "passed" if gate.get("passed") else "failed"
-    if test_verdicts.get("failed"):
-        return "failed"
-    return "warning" if test_verdicts.get("warning") else "passed"
+        return (Verdict.PASSED if gate.get("passed") else Verdict.FAILED).value
+    present = [Verdict.of(v) for v, n in test_verdicts.items() if n]
+    if any(v is not None and v.fails_gate for v in present):
+        return Verdict.FAILED.value
+    return (Verdict.WARNING if Verdict.WARNING in present else Verdict.PASSED).value
 
 
 def write_json(path: str | Path, data: Any) -> Path:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from .skips import read
 from .target import CREDENTIAL_NAMES, option_name
+from .verdicts import SKIP_VERDICTS
 
-SKIP_VERDICTS = ("needs_operator", "needs_clock", "needs_slow", "skipped")
 OPERATOR = "an operator adapter: `operator:` in the target file (docs/architecture.md, operator adapter)"
 SUPPLIES = {
     "operator": OPERATOR,
@@ -29,16 +30,11 @@ SUPPLIES = {
 
 
 def capability(skip_reason: str | None) -> str | None:
-    """The capability a skip reason names (``needs operator: cannot X`` -> ``operator``), or None."""
-    reason = (skip_reason or "").strip()
-    if not reason.startswith("needs "):
-        return None
-    what = reason.removeprefix("needs ").split(":", 1)[0].strip()
-    if what.startswith("--run-slow or a key pool"):
-        return "many_requests"
-    if what.startswith("--run-slow"):
-        return "real_time"
-    return what if what in SUPPLIES else None
+    """The capability a skip reason names (``needs operator: cannot X`` -> ``operator``), or None when
+    nothing the user can supply unlocks it."""
+    need = read(skip_reason)
+    found = need.capability if need is not None else None
+    return found if found in SUPPLIES else None
 
 
 def unlock_rows(tests: Iterable[Mapping], requirements: Iterable[Mapping]) -> list[dict]:

@@ -16,6 +16,7 @@ import pytest
 
 from .. import paths as _paths
 from ..contract import Contract, run_contract
+from ..skips import Kind, Needs
 from ..target import CREDENTIAL_NAMES
 from ..tiers import SMOKE_MARKER
 from .options import DEFAULT_TIMEOUT
@@ -25,11 +26,11 @@ FILL_MARKER = "fill"
 LONG_WAIT_MARKER = "long_wait"
 LATE_MARKER = "late"
 MANY_REQUESTS = "many_requests"
-MANY_REQUESTS_SKIP = ("needs --run-slow or a key pool: on one key, the requests of this one check would take more "
-                      "than a minute of the key's budget")
+MANY_REQUESTS_SKIP = Needs(Kind.MANY_REQUESTS, "on one key, the requests of this one check would take more than a "
+                                                "minute of the key's budget")
 BREADTH_MARKER = "breadth"
-REPEAT_SKIP = ("needs --run-slow or a key pool: on one key, one case of a test that puts one check to several routes "
-               "or inputs runs per requirement; [{kept}] checks every requirement of this case")
+REPEAT_DETAIL = ("on one key, one case of a test that puts one check to several routes or inputs runs per "
+                 "requirement; [{kept}] checks every requirement of this case")
 
 
 def is_suite_path(path: Path, config: pytest.Config) -> bool:
@@ -101,7 +102,8 @@ def leave_out_repeats(items: list[pytest.Item], state: PayconformState) -> None:
         test = item.nodeid.split("[", 1)[0]
         reqs, covered = set(requirement_ids(item)), kept.get(test, (set(), ""))
         if covered[1] and reqs <= covered[0]:
-            item.add_marker(pytest.mark.skip(reason=REPEAT_SKIP.format(kept=covered[1])))
+            repeat = Needs(Kind.MANY_REQUESTS, REPEAT_DETAIL.format(kept=covered[1]))
+            item.add_marker(pytest.mark.skip(reason=repeat.reason))
         elif not any(item.iter_markers("skip")) and not any(item.iter_markers("skipif")) \
                 and unmet_need(state, needs(item)) is None:
             callspec = getattr(item, "callspec", None)
@@ -229,38 +231,38 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def _skip_unmet_needs(state: PayconformState, wanted: list[str]) -> None:
-    """Skip with the reason the report counts ("needs operator", ...) when the target lacks what is needed."""
-    reason = unmet_need(state, wanted)
-    if reason is not None:
-        pytest.skip(reason)
+    """Skip with the need the report counts (``needs operator``, ...) when the target lacks what is needed."""
+    need = unmet_need(state, wanted)
+    if need is not None:
+        need.skip()
 
 
-def unmet_need(state: PayconformState, wanted: list[str]) -> str | None:
-    """The skip reason of the first of ``wanted`` the target cannot meet, or None; needs the plugin does not
+def unmet_need(state: PayconformState, wanted: list[str]) -> Needs | None:
+    """The first of ``wanted`` the target cannot meet, or None; needs the plugin does not
     check (profile, webhook_receiver, isolation, ...) are informational."""
     target = state.target
     assert target is not None
     for need in wanted:
         if need == "operator":
             if state.operator() is None:
-                return "needs operator"
+                return Needs(Kind.OPERATOR)
         elif need == "clock":
             op = state.operator()
             if op is None or "advance_clock" not in getattr(op, "capabilities", set()):
-                return "needs clock"
+                return Needs(Kind.CLOCK)
         elif need == "real_time":
             if not state.run_slow:
-                return "needs --run-slow (real time)"
+                return Needs(Kind.REAL_TIME, note="real time")
         elif need == MANY_REQUESTS:
             if not _spends_many(state):
                 return MANY_REQUESTS_SKIP
         elif need in CREDENTIAL_NAMES:
             if not target.has(need):
-                return f"needs {need}"
+                return Needs(Kind.CREDENTIAL, need)
         elif need == "signing_key":
             if not (target.has("signing_key_id") and target.has("signing_private_key")):
-                return "needs signing_key"
+                return Needs(Kind.SIGNING_KEY)
         elif need == "second_org":
             if not target.other_org_id:
-                return "needs second_org"
+                return Needs(Kind.SECOND_ORG)
     return None

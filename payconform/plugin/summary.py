@@ -15,9 +15,8 @@ from ..causes import failure_causes
 from ..cost import cost_line, estimate, run_cost
 from ..report import write_report
 from ..tiers import FUZZ_MINIMUM, Pace, Tier
+from ..verdicts import Verdict
 from .session import STATE, PayconformState
-
-_SKIP_LABELS = {"needs_operator": "needs operator", "needs_clock": "needs clock", "needs_slow": "needs --run-slow"}
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -109,6 +108,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     state.written["html"] = write_report(state.report_dir, data, state.contract, state.redactor)
 
 
+def _skip_label(row: dict) -> str:
+    """How the summary counts a skip: by its verdict's label when a need names it, else by its own reason."""
+    verdict = Verdict.of(row["verdict"])
+    if verdict is not None and verdict.is_skip and verdict is not Verdict.SKIPPED:
+        return verdict.label
+    return row.get("skip_reason") or Verdict.SKIPPED.label
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     state = config.stash.get(STATE, None)
     if state is None or state.is_worker or state.results is None:
@@ -121,7 +128,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     skip_by: dict[str, int] = {}
     for row in tests:
         if row["outcome"] == "skipped":
-            label = _SKIP_LABELS.get(row["verdict"], row.get("skip_reason") or "skipped")
+            label = _skip_label(row)
             skip_by[label] = skip_by.get(label, 0) + 1
     skipped = ", ".join(f"{k}: {v}" for k, v in sorted(skip_by.items(), key=lambda kv: (-kv[1], kv[0])))
     tr.write_line(f"tests: {t['passed']} passed, {t['failed'] + t['errors']} failed, {t['skipped']} skipped"
@@ -138,7 +145,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
                       f"{row['supplied_by']}")
     for group in failure_causes(tests):
         tr.write_line(f"  {len(group['tests'])} failures have one cause: {group['cause']}", red=True)
-    failed = [r for r in tests if r["verdict"] == "failed"]
+    failed = [r for r in tests if r["verdict"] == Verdict.FAILED.value]
     if failed:
         tr.write_line("failed:")
         for row in failed:

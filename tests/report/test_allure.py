@@ -1,4 +1,4 @@
-"""The README's Allure recipe works: a run's `allure-results/` turned into Allure's own HTML with the
+"""The Allure recipe of docs/report.md works: a run's `allure-results/` turned into Allure's own HTML with the
 allure command line from the npm registry (`npx --yes allure-commandline generate ...`). The command line
 needs Node's npx, the package (npx fetches it from the registry once, then uses its cache) and a Java
 runtime; CI does not download Java for this, so the test skips, saying which piece is missing."""

@@ -1,6 +1,6 @@
 """The report in a real browser: headless Chromium (Debian's `chromium`) renders a report with failures,
 the part / verdict / search filters hide what they should, and a screenshot goes to
-reports/project-tests/report-screenshot.png (copy it to docs/report-screenshot.png, which the README
+reports/project-tests/report-screenshot.png (copy it to docs/report-screenshot.png, which docs/report.md
 shows, when the report's look changes). The filter state lives in the query string, so
 Chromium's `--dump-dom` sees the DOM after the report's own script has applied a filter."""
 

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from payconform import baseline
-from payconform.results import REQUIREMENT_VERDICTS, TEST_VERDICTS
+from payconform.verdicts import REQUIREMENT_VERDICTS, TEST_VERDICTS
 
 from .conftest import CONTRACT, SCHEMA_PATH, synthetic_cost
 

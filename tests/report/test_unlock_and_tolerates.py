@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from payconform.plugin.markers import MANY_REQUESTS_SKIP
 from payconform.report import render
-from payconform.results import build_results, skip_verdict
+from payconform.results import build_results
+from payconform.skips import verdict_of
 from payconform.unlock import capability, unlock_rows
 
 from .conftest import CONTRACT, synthetic_results
@@ -13,8 +14,8 @@ from .conftest import CONTRACT, synthetic_results
 def test_skip_reasons_name_their_capability() -> None:
     assert capability("needs operator: cannot suspend_org") == "operator"
     assert capability("needs --run-slow (real time)") == "real_time"
-    assert capability(MANY_REQUESTS_SKIP) == "many_requests"
-    assert skip_verdict(MANY_REQUESTS_SKIP) == "needs_slow"  # a choice of the run, as real time is
+    assert capability(MANY_REQUESTS_SKIP.reason) == "many_requests"
+    assert verdict_of(MANY_REQUESTS_SKIP.reason).value == "needs_slow"  # a choice of the run, as real time is
     assert capability("needs read_only_key") == "read_only_key"
     assert capability("needs second_org") == "second_org"
     assert capability("static skip") is None and capability(None) is None
