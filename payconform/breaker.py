@@ -51,15 +51,3 @@ class Breaker:
             tmp.write_text(reason, encoding="utf-8")
             os.replace(tmp, self.path)
 
-
-_current: Breaker | None = None
-
-
-def set_current(breaker: Breaker | None) -> None:
-    """Make ``breaker`` the one the transport reports to in this process (None: no breaker)."""
-    global _current
-    _current = breaker
-
-
-def current() -> Breaker | None:
-    return _current

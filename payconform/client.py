@@ -36,6 +36,7 @@ from .transport import (
     Transport,
     new_idempotency_key,
 )
+from .run import Run
 from .transport_guard import WRITE_METHODS
 
 __all__ = ["AUTO", "Api", "Exchange", "RequestInfo", "SafetyError", "TargetError", "new_idempotency_key"]
@@ -79,9 +80,8 @@ class Api:
         *,
         org_id: str | None = None,
         other_org_id: str | None = None,
+        run: Run | None = None,
         contract=None,
-        pacer=None,
-        redactor: _redact.Redactor | None = None,
         timeout: float | None = None,
         max_body: int = MAX_BODY,
         sleep: Callable[[float], None] = time.sleep,
@@ -94,11 +94,8 @@ class Api:
         self.org_id = org_id if org_id is not None else target.org_id
         self.other_org_id = other_org_id if other_org_id is not None else target.other_org_id
         self._contract = contract
-        self._pacer = pacer
-        self._redactor = redactor
         self._sleep = sleep
-        self.transport = Transport(target, pacer=pacer, redactor=redactor, timeout=timeout, max_body=max_body,
-                                   sleep=sleep, http=transport)
+        self.transport = Transport(target, run=run, timeout=timeout, max_body=max_body, sleep=sleep, http=transport)
         self.base_url = self.transport.base_url
         self.timeout = self.transport.timeout
         self.max_body = max_body
@@ -106,8 +103,15 @@ class Api:
     # -- plumbing -------------------------------------------------------------------------------
 
     @property
+    def run(self) -> Run:
+        """The run this client sends through (``payconform.run.Run``): urgent reads, timeout credit, observers."""
+        return self.transport.run
+
+    @property
     def contract(self):
-        return self._contract if self._contract is not None else _contract.current()
+        if self._contract is not None:
+            return self._contract
+        return self.run.contract if self.run.contract is not None else _contract.current()
 
     @property
     def pacer(self):
@@ -120,7 +124,7 @@ class Api:
     def with_credential(self, credential: str | None, signer: _signer.Signer | None = None) -> "Api":
         """Another client for the same target and organization with ``credential`` (signing with ``signer``)."""
         return Api(self.target, credential, org_id=self.org_id, other_org_id=self.other_org_id,
-                   contract=self._contract, pacer=self._pacer, redactor=self._redactor, timeout=self.timeout,
+                   run=self.run, contract=self._contract, timeout=self.timeout,
                    max_body=self.max_body, sleep=self._sleep, signer=signer)
 
     def close(self) -> None:

@@ -56,6 +56,7 @@ from .fuzz_settings import (
     request_amount_fields,
 )
 from .rules import Answer
+from .run import Run
 from .tiers import Pace
 from .transport import Transport, new_idempotency_key
 from .transport_schemathesis import HarnessTransport, bind
@@ -73,14 +74,27 @@ EXAMPLE_PROBABILITY = 0.7  # how often a generated body field takes a value from
 @dataclass
 class FuzzSession:
     settings: FuzzSettings
-    target: Any  # payconform.target.Target, or None when the run has no target
-    contract: _contract.Contract
-    pacer: Any
-    redactor: Any
+    run: Run  # its target (None when the run has none), contract, pacer and redactor
     sent_by_test: dict[str, int] = field(default_factory=dict)  # test nodeid -> requests it sent
     implemented: dict[str, bool] = field(default_factory=dict)
     started: dict[str, int] = field(default_factory=dict)  # test nodeid -> requests it was allowed to start
     failures: dict[str, str] = field(default_factory=dict)  # test nodeid -> its first failure
+
+    @property
+    def target(self) -> Any:
+        return self.run.target
+
+    @property
+    def contract(self) -> _contract.Contract:
+        return self.run.contract if self.run.contract is not None else _contract.run_contract()
+
+    @property
+    def pacer(self) -> Any:
+        return self.run.pacer
+
+    @property
+    def redactor(self) -> Any:
+        return self.run.redactor
 
     # -- the contract ---------------------------------------------------------------------------
 
@@ -111,7 +125,7 @@ class FuzzSession:
         """The harness transport every fuzz request goes out through (a placeholder target when the run has
         none: the plugin fails those tests before anything is sent)."""
         target = self.target or SimpleNamespace(base_url=PLACEHOLDER_BASE_URL, request_timeout=10.0)
-        return Transport(target, pacer=self.pacer, redactor=self.redactor)
+        return Transport(target, run=self.run)
 
     def example_values(self) -> dict[str, list[Any]]:
         """``body.<path>`` -> the values the profile's example bodies use there (placeholders left out).
@@ -342,6 +356,8 @@ class ShareSpent(BaseException):
     ends the test with it."""
 
 
+# The one module-level handle of the fuzz phase: schemathesis builds its parametrization when a test module is
+# imported, before any fixture exists, so the modules read the session of their process here (``current``).
 _session: FuzzSession | None = None
 
 
@@ -355,7 +371,7 @@ def configure(config: pytest.Config) -> FuzzSession:
     from .plugin import STATE
 
     state = config.stash[STATE]
-    contract = _contract.run_contract()
+    contract = state.run.contract or _contract.run_contract()
     settings = FuzzSettings.load(
         settings_path(), (contract.profile or {}).get("fuzz"),
         budget=config.getoption("payconform_fuzz_budget", default=None),
@@ -364,7 +380,7 @@ def configure(config: pytest.Config) -> FuzzSession:
         tier=state.tier,
         pace=Pace.of(state.target),
     )
-    _session = FuzzSession(settings, state.target, contract, state.pacer, state.redactor)
+    _session = state.run.fuzz = FuzzSession(settings, state.run)
     return _session
 
 

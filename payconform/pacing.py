@@ -360,14 +360,3 @@ def for_target(path: str | Path, target: Any, rate_limit_rows: Iterable[Mapping[
     exempt = [target.credential("rate_limit_key")] if target.credential("rate_limit_key") else []
     return Pacer(path, target.rate_limit, target.ip_rate_limit, exempt=exempt, routes=route_limits(rate_limit_rows))
 
-
-_current: Pacer | NoPacer | None = None
-
-
-def set_current(pacer: Pacer | NoPacer | None) -> None:
-    global _current
-    _current = pacer
-
-
-def current() -> Pacer | NoPacer:
-    return _current if _current is not None else NoPacer()

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .client import Api, Exchange, TargetError
-from .reachability import SKIP_PREFIX, static_reason
+from .reachability import static_cause
+from .run import Run
 from .target import API_KEY_NAMES, Target
 from .webhooks import receiver_settings
 
@@ -171,20 +172,22 @@ def configured_keys(target: Target) -> list[tuple[str, str]]:
 
 def receiver_line(target: Target, result: Preflight) -> None:
     """Say once whether the webhook tests can expect deliveries (``payconform.reachability``)."""
-    reason = static_reason(target)
+    cause = static_cause(target)
     listen, public_url = receiver_settings(target.webhooks)
-    if reason:
-        result.warnings.append("webhook receiver: " + reason.removeprefix(SKIP_PREFIX) + "; the webhook tests "
-                               "are skipped")
+    if cause:
+        result.warnings.append(f"webhook receiver: {cause}; the webhook tests are skipped")
     elif public_url:
         result.lines.append(f"webhook receiver: listening on {listen}, advertised as {public_url} (each worker "
                             "confirms it with one delivery before its first webhook test)")
 
 
-def preflight(target: Target, make_api: Callable[[str | None], Api] | None = None) -> Preflight:
-    """Probe ``target``; ``result.fatal`` says why the run cannot go on (the CLI exits 2 then)."""
-    def default_api(credential: str | None) -> Api:
-        return Api(target, credential, timeout=min(PREFLIGHT_TIMEOUT, float(target.request_timeout)))
+def preflight(target: Target, make_api: Callable[[str | None], Api] | None = None, *,
+              run: Run | None = None) -> Preflight:
+    """Probe ``target`` (through ``run``: its pacer; a detached run by default); ``result.fatal`` says why the
+    run cannot go on (the CLI exits 2 then)."""
+    def default_api(credential: str | None, sent_through: Run | None = run) -> Api:
+        return Api(target, credential, run=sent_through,
+                   timeout=min(PREFLIGHT_TIMEOUT, float(target.request_timeout)))
 
     run = _Run(target, make_api or default_api)
     keys = configured_keys(target)

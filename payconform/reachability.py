@@ -13,10 +13,10 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
+from .skips import Kind, Needs
 from .target import Target
 from .webhooks import receiver_settings
 
-SKIP_PREFIX = "needs receiver: "
 HOW = ("set webhooks.public_url (or --webhook-public-url) to an address of this machine the target can reach, "
        "e.g. a reverse SSH tunnel (README: a receiver the target can reach)")
 
@@ -33,14 +33,20 @@ def is_loopback(host: str | None) -> bool:
     return address.is_loopback or address.is_unspecified
 
 
-def static_reason(target: Target) -> str | None:
-    """The skip reason when the receiver cannot be reached without asking the target: a target on another
-    host and no public URL. None when a delivery could arrive (or the probe must tell)."""
+def static_cause(target: Target) -> str | None:
+    """Why the receiver cannot be reached, known without asking the target: a target on another host and no
+    public URL. None when a delivery could arrive (or the probe must tell)."""
     listen, public_url = receiver_settings(target.webhooks)
     if public_url or is_loopback(urlsplit(target.base_url).hostname):
         return None
-    return (f"{SKIP_PREFIX}the target at {urlsplit(target.base_url).hostname} cannot reach the receiver "
-            f"listening on {listen} (a local address): {HOW}")
+    return (f"the target at {urlsplit(target.base_url).hostname} cannot reach the receiver listening on {listen} "
+            f"(a local address): {HOW}")
+
+
+def static_reason(target: Target) -> str | None:
+    """The skip reason of ``static_cause``, or None."""
+    cause = static_cause(target)
+    return Needs(Kind.RECEIVER, cause).reason if cause else None
 
 
 def needs_probe(target: Target) -> bool:
@@ -50,5 +56,5 @@ def needs_probe(target: Target) -> bool:
 
 def probe_reason(url: str, waited: float) -> str:
     """The skip reason when the probe's delivery did not arrive."""
-    return (f"{SKIP_PREFIX}the target cannot reach the receiver at {url}: no delivery arrived within "
-            f"{waited:g} s of a payout made for the check; {HOW}")
+    return Needs(Kind.RECEIVER, f"the target cannot reach the receiver at {url}: no delivery arrived within "
+                                f"{waited:g} s of a payout made for the check; {HOW}").reason

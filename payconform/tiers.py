@@ -61,7 +61,7 @@ class Tier:
     name: str
     request_budget: int  # requests the run is planned to send with one key at the spec's rate (its time)
     seconds: float  # the floor the run aims at with a pool of keys: the fuzz phase gets what the suites leave
-    suite_requests: int  # what the tier's suites send against a one-key target (measured, README "Cost of a run")
+    suite_requests: int  # what the tier's suites send against a one-key target (measured by benchmarks/run_cost.py)
     fuzz_requests: int  # the most the fuzz phase sends (whole phase, split over operations and workers)
     fuzz_examples: int | None  # generated requests per operation (None: fuzz.yaml's)
     run_slow: bool
@@ -94,7 +94,7 @@ class Tier:
 TIERS: dict[str, Tier] = {
     "smoke": Tier("smoke", request_budget=300, seconds=60, suite_requests=350, fuzz_requests=0,
                   fuzz_examples=None, run_slow=False, marker=SMOKE_MARKER),
-    # a pool's run within 120 s with wall time at most 1.15 x its floor (issue 16): a floor of 100 s
+    # a pool's run within 120 s with wall time at most 1.15 x its floor: a floor of 100 s
     "full": Tier("full", request_budget=1500, seconds=100, suite_requests=1480, fuzz_requests=2500,
                  fuzz_examples=None, run_slow=False, marker=None),
     "deep": Tier("deep", request_budget=20000, seconds=900, suite_requests=1900, fuzz_requests=12000,

@@ -5,7 +5,7 @@
 
 - refuses what must not be sent (``transport_guard``): another host than the target's, a live key on a
   request that could move money or write to checkout;
-- paces every attempt under the target's rate limits (``payconform.pacing``; ``paced_as`` the key sent),
+- paces every attempt under the target's rate limits (the run's pacer; ``paced_as`` the key sent),
   crediting the wait to the test's timeout (``payconform.timeouts``);
 - signs each attempt afresh in Mode B when given a ``Signer`` (so a retry is not a replay);
 - gives the request a total deadline (connect, send, whole answer: ``transport_http``) of the target's
@@ -14,11 +14,13 @@
 - retries a 429 after ``Retry-After`` (refused before the handler ran: Limits), at most ``retries`` times,
   and holds the credential in the pacer meanwhile (every process waits); counts each attempt
   (``payconform.accounting``);
-- reports each attempt to the run's ``payconform.breaker`` and, once it has tripped (the target stopped
-  answering), sends nothing more;
-- appends each attempt, redacted and truncated, to the current test's transcript;
-- hands each request's final ``Exchange`` to this process's observers (``observe``): the suites note there
+- reports each attempt to the run's breaker (``payconform.breaker``) and, once it has tripped (the target
+  stopped answering), sends nothing more;
+- appends each attempt, redacted by the run's redactor and truncated, to the current test's transcript;
+- hands each request's final ``Exchange`` to the run's observers (``Run.observe``): the suites note there
   what a run created, to remove it at the end.
+
+Everything of the run it uses comes from the ``payconform.run.Run`` it is given (a detached one when none is).
 
 A hang, a dropped connection, garbage, an answer past the deadline or over the cap raises ``TargetError``
 (an ``AssertionError``) naming what happened, the request line and the x-request-id.
@@ -39,11 +41,11 @@ import httpx
 
 from . import accounting as _accounting
 from . import breaker as _breaker
-from . import pacing as _pacing
 from . import redact as _redact
 from . import results as _results
 from . import timeouts as _timeouts
 from .expect import failure_message, shorten
+from .run import Run
 from .transport_guard import SafetyError, check_host, check_live_key
 from .transport_http import DeadlineTransport, deadline
 
@@ -54,20 +56,7 @@ MAX_RETRY_AFTER = 65.0
 CREDENTIAL_PREFIXES = ("svc_test_", "svc_live_", "akid_test_", "akid_live_")
 _NO_BODY: Any = object()
 
-__all__ = ["Exchange", "RequestInfo", "SafetyError", "TargetError", "Transport", "new_idempotency_key", "observe"]
-_observers: list[Callable[[Exchange], None]] = []
-
-
-def observe(observer: Callable[[Exchange], None]) -> None:
-    """Have ``observer`` see every request's final exchange in this process (once; it must not raise)."""
-    if observer not in _observers:
-        _observers.append(observer)
-
-
-def _observed(ex: Exchange) -> Exchange:
-    for observer in _observers:
-        observer(ex)
-    return ex
+__all__ = ["Exchange", "RequestInfo", "SafetyError", "TargetError", "Transport", "new_idempotency_key"]
 
 
 class TargetError(AssertionError):
@@ -194,26 +183,24 @@ class _Read:
 class Transport:
     """Sends requests to one target's host: guarded, paced, deadlined, capped, recorded."""
 
-    def __init__(self, target: Any, *, pacer: Any = None, redactor: _redact.Redactor | None = None,
-                 timeout: float | None = None, max_body: int = MAX_BODY,
+    def __init__(self, target: Any, *, run: Run | None = None, timeout: float | None = None, max_body: int = MAX_BODY,
                  sleep: Callable[[float], None] = time.sleep, http: httpx.BaseTransport | None = None) -> None:
         self.base_url = target.base_url.rstrip("/")
         self.host = urlsplit(self.base_url).netloc.lower()
         self.timeout = float(timeout if timeout is not None else getattr(target, "request_timeout", 10.0))
         self.max_body = max_body
-        self._pacer = pacer
-        self._redactor = redactor
+        self.run = run if run is not None else Run()
         self._sleep = sleep
         self._http = httpx.Client(transport=http or DeadlineTransport(), follow_redirects=False, trust_env=False,
                                   timeout=httpx.Timeout(self.timeout), headers={"user-agent": "payconform"})
 
     @property
     def pacer(self) -> Any:
-        return self._pacer if self._pacer is not None else _pacing.current()
+        return self.run.pacer
 
     @property
     def redactor(self) -> _redact.Redactor:
-        return self._redactor if self._redactor is not None else _redact.default()
+        return self.run.redactor
 
     def url(self, path: str) -> str:
         """``path`` relative to the base URL, or an absolute URL on the target's host (else ``SafetyError``)."""
@@ -242,7 +229,7 @@ class Transport:
                               for k, v in pairs])
         key = sent.get("x-api-key")
         check_live_key(key, method, url, op, allow_live_refusal)
-        _refuse_when_gone(method, url)
+        _refuse_when_gone(self.run.breaker, method, url)
         attempts = 0
         while True:
             attempts += 1
@@ -256,10 +243,10 @@ class Transport:
             finally:
                 pacer.settle()  # the target counted it by now: its slot frees a window from here
             if ex.status != 429:
-                return _observed(ex)
+                return self.run.observed(ex)
             _accounting.rate_limited()
             if attempts > retries:
-                return _observed(ex)
+                return self.run.observed(ex)
             seconds = retry_after(ex.headers)
             _accounting.waited(seconds)
             pacer.hold(credential, seconds)  # every worker waits it out, not only this one
@@ -279,7 +266,7 @@ class Transport:
         elapsed = time.monotonic() - started
         request_id = read.headers.get("x-request-id") if read.status is not None else None
         self._record(wall, info, read, request_id, elapsed, op_id, attempt)
-        _report_to_breaker(read)
+        _report_to_breaker(self.run.breaker, read)
         if read.error is not None:
             error = TargetError(failure_message(what=f"target error: {read.error}", request=(method, info.url),
                                                 request_id=request_id),
@@ -358,18 +345,16 @@ class Transport:
         rec.add_exchange(entry)
 
 
-def _refuse_when_gone(method: str, url: str) -> None:
+def _refuse_when_gone(breaker: _breaker.Breaker | None, method: str, url: str) -> None:
     """``TargetError`` without sending once the breaker has tripped: the target stopped answering."""
-    breaker = _breaker.current()
     why = breaker.tripped() if breaker is not None else None
     if why is not None:
         raise TargetError(failure_message(what=f"{_breaker.CAUSE} ({why}); not sent", request=(method, url)),
                           unreachable=True)
 
 
-def _report_to_breaker(read: _Read) -> None:
+def _report_to_breaker(breaker: _breaker.Breaker | None, read: _Read) -> None:
     """An answer (even one cut at the cap) shows the target alive; anything else is a transport failure."""
-    breaker = _breaker.current()
     if breaker is None:
         return
     if read.error is None or read.truncated:

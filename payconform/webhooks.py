@@ -15,7 +15,6 @@ is floored, an entry without a comma raises a bare ValueError); a unit test cros
 
 from __future__ import annotations
 
-import atexit
 import base64
 import binascii
 import hashlib
@@ -30,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import timeouts as _timeouts
 from .contract import run_contract
 
 TOLERANCE_SECONDS = 300
@@ -158,6 +158,11 @@ class Mailbox:
         with self.cond:
             return list(self.deliveries)
 
+    @staticmethod
+    def credit(seconds: float) -> None:
+        """Give the test waiting here ``seconds`` more before its timeout: the sender is working, not hung."""
+        _timeouts.credit(seconds)
+
     def wait_for(self, predicate: Callable[[list[Delivery]], bool], timeout: float,
                  flush: Callable[[], Any] | None = None, poll: float = 0.5) -> list[Delivery]:
         """Wait until `predicate(deliveries)` holds or `timeout` passes; `flush` (e.g. a zero clock advance
@@ -238,20 +243,6 @@ class Receiver:
                 return
 
         return Handler
-
-
-_receivers: dict[tuple[str, str | None], Receiver] = {}
-
-
-def process_receiver(listen: str = "127.0.0.1:0", public_url: str | None = None) -> Receiver:
-    """This process's one receiver for these settings, started on first use and closed at exit. Not a
-    fixture's to close: xdist may tear a worker's session fixtures down between batches and set them up
-    again, and a fixed port (behind a tunnel) could not be bound a second time."""
-    key = (listen, public_url)
-    if key not in _receivers:
-        _receivers[key] = Receiver(listen, public_url)
-        atexit.register(_receivers[key].close)
-    return _receivers[key]
 
 
 def receiver_settings(webhooks: Mapping[str, Any] | None) -> tuple[str, str | None]:

@@ -12,10 +12,7 @@ from typing import Any
 
 import pytest
 
-from payconform.plugin import run_dir
-from payconform.plugin.markers import MANY_REQUESTS, needs, runs_many_requests
-from payconform.plugin.session import get_state
-from payconform.transport import observe
+from payconform.suite import MANY_REQUESTS, needs, run_of, runs_many_requests
 
 from ._support import runwide
 from ._support.leftovers import LEFTOVERS
@@ -72,12 +69,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    runwide.use(run_dir(session.config))
+    runwide.use(run_of(session.config).run_dir)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    observe(LEFTOVERS.note)
-    observe(SEEN.note)
+    run = run_of(session.config)
+    run.observe(LEFTOVERS.note)
+    run.observe(SEEN.note)
     many = runs_many_requests(session.config)
     running = [i for i in session.items if many or MANY_REQUESTS not in needs(i)]
     plan_walks(running, many_requests=many)
@@ -87,18 +85,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)  # before the plugin hands this worker's request counts over: the sweep counts
 def pytest_sessionfinish(session: pytest.Session) -> None:
     try:
-        state = get_state(session.config)
+        run = run_of(session.config)
     except KeyError:  # the plugin did not configure this session
         return
-    shared = run_dir(session.config)
-    if shared is not None and state.is_worker:
+    shared = run.run_dir
+    if shared is not None and run.worker:
         LEFTOVERS.hand_over(shared)
     elif shared is not None:
         LEFTOVERS.take_over(shared)
-    if state.target is None or not state.target.pool or not LEFTOVERS.rows \
+    if run.target is None or not run.target.pool or not LEFTOVERS.rows \
             or session.config.getoption("payconform_keep_created", False):
         return
-    api = state.make_api(state.target.pool[0])
+    api = run.api(run.target.pool[0])
     try:
         with spread(api) as pick:  # with a key pool, each removal on its least used key
             LEFTOVERS.sweep(api, pick)

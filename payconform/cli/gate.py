@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..target import Target
+from ..verdicts import Verdict
 
 
 def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: int) -> int:
@@ -49,10 +50,10 @@ def forgive_warnings(report_dir: Path, code: int) -> int:
     except BaselineError:
         return code
     verdicts = {t.get("verdict") for t in tests}
-    if "failed" in verdicts or "not_run" in verdicts or "warning" not in verdicts:
+    if {Verdict.FAILED.value, Verdict.NOT_RUN.value} & verdicts or Verdict.WARNING.value not in verdicts:
         return code
     for t in tests:
-        if t.get("verdict") == "warning":
+        if t.get("verdict") == Verdict.WARNING.value:
             print(f"payconform: warning: approximate timing missed: {t['nodeid']} {t.get('requirements')}",
                   file=sys.stderr)
     return 0

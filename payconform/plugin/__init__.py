@@ -9,9 +9,9 @@
 - ``order``: the order tests go to the workers (each module spread over the run, so waits overlap sending);
 - ``recording``: each test's record and its transport from the workers to the controller;
 - ``endings``: how a run ends early (the target stopped answering, ``--max-duration``, an interrupt) and the
-  "not run" rows of the tests it left; ``run_dir``, the directory the controller shares with its workers;
+  "not run" rows of the tests it left; the directory the controller shares with its workers (``Run.run_dir``);
 - ``summary``: ``results.json``, ``index.html``, the report header and the terminal summary;
-- ``fixtures``: ``target``, ``contract`` (session); ``api``, ``api_as``, ``anon``, ``operator``, ``clock``,
+- ``fixtures``: ``run``, ``target``, ``contract`` (session); ``api``, ``api_as``, ``anon``, ``operator``, ``clock``,
   ``fresh_org``, ``own_org``, ``unique``, ``webhook_receiver``, ``webhook_receiver_factory`` (function);
   ``webhook_server`` (session).
 
@@ -45,7 +45,6 @@ _PUBLIC = {
     "is_suite_path": "markers",
     "needs": "markers",
     "requirement_ids": "markers",
-    "run_dir": "endings",
 }
 __all__ = sorted(_PUBLIC)
 

@@ -20,11 +20,12 @@ from pathlib import Path
 import pytest
 
 from .. import breaker as _breaker
+from ..skips import NOT_RUN
+from ..verdicts import Verdict
 from .markers import active_for, needs, requirement_ids
 from .recording import _clean_nodeid
 from .session import get_state
 
-NOT_RUN = "not run"
 WORKER_RUN_DIR = "payconform_run_dir"
 WORKER_DEADLINE = "payconform_deadline"
 _RUN_DIR = pytest.StashKey[str]()
@@ -48,7 +49,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_DEADLINE] = deadline
     if run_dir:
         config.stash[_RUN_DIR] = run_dir
-        _breaker.set_current(_breaker.Breaker(run_dir))
+        state.run.run_dir = Path(run_dir)
+        state.run.breaker = _breaker.Breaker(run_dir)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -58,17 +60,6 @@ def pytest_configure_node(node) -> None:
     if _RUN_DIR in config.stash:
         node.workerinput[WORKER_RUN_DIR] = config.stash[_RUN_DIR]
     node.workerinput[WORKER_DEADLINE] = config.stash.get(_DEADLINE, None)
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    if _RUN_DIR in config.stash:
-        _breaker.set_current(None)
-
-
-def run_dir(config: pytest.Config) -> Path | None:
-    """The directory the controller shares with its xdist workers for this run (None: no target, no run)."""
-    found = config.stash.get(_RUN_DIR, None)
-    return Path(found) if found else None
 
 
 def deadline_passed(config: pytest.Config) -> bool:
@@ -83,7 +74,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     if deadline_passed(item.config):
         pytest.skip(f"{NOT_RUN}: --max-duration reached before it started")
-    breaker = _breaker.current()
+    breaker = get_state(item.config).run.breaker
     why = breaker.tripped() if breaker is not None else None
     if why is not None:
         pytest.fail(f"{_breaker.CAUSE}: {why}", pytrace=False)
@@ -134,5 +125,5 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     for test in _collected(session.config):
         if test["nodeid"] not in rows:
             state.collector.not_run(test["nodeid"], test["requirements"], test["needs"], reason)
-    if session.exitstatus == 0 and any(r["verdict"] == "not_run" for r in rows.values()):
+    if session.exitstatus == 0 and any(r["verdict"] == Verdict.NOT_RUN.value for r in rows.values()):
         session.exitstatus = 1

@@ -1,7 +1,7 @@
 """The fixtures a conformance test asks for: the target and its contract, clients per credential, the
 operator and its clock, fresh organizations, the target's own organization, unique names and the webhook receiver.
 
-Each client shares the run's pacer, redactor and contract (``PayconformState.make_api``); a capability the
+Each client sends through the process's run (``payconform.run.Run``: its pacer, redactor, contract, breaker); a capability the
 target lacks skips the test with the reason the report counts.
 """
 
@@ -17,6 +17,8 @@ from .. import webhooks as _webhooks
 from ..client import Api
 from ..contract import Contract, run_contract
 from ..operator import DEFAULT_FEATURES, OPERATIONS, Clock, OrgHandle
+from ..run import Run
+from ..skips import Kind, Needs
 from ..target import Target
 from .session import NO_TARGET, get_state
 
@@ -35,7 +37,7 @@ class SkippingOperator:
                 try:
                     return attr(*args, **kwargs)
                 except NotImplementedError:
-                    pytest.skip(f"needs operator: cannot {name}")
+                    Needs(Kind.OPERATOR, f"cannot {name}").skip()
             return call
         return attr
 
@@ -53,6 +55,12 @@ def target(request: pytest.FixtureRequest) -> Target:
 
 
 @pytest.fixture(scope="session")
+def run(request: pytest.FixtureRequest) -> Run:
+    """This process's run (``payconform.run.Run``): urgent reads, timeout credit, observers, the run directory."""
+    return get_state(request.config).run
+
+
+@pytest.fixture(scope="session")
 def contract() -> Contract:
     """The run's contract (requirements, catalogs, the profile with the target's overrides)."""
     return run_contract()
@@ -64,8 +72,8 @@ def api(request: pytest.FixtureRequest, target: Target):
     state = get_state(request.config)
     pool = target.pool
     if not pool:
-        pytest.skip("needs api_key")
-    client = state.make_api(state.pacer.least_loaded(pool))
+        Needs(Kind.CREDENTIAL, "api_key").skip()
+    client = state.run.api(state.pacer.least_loaded(pool))
     yield client
     client.close()
 
@@ -81,10 +89,10 @@ def api_as(request: pytest.FixtureRequest, target: Target):
         if name == "api_key" and not value:
             value = target.pool[0] if target.pool else None
         if not value:
-            pytest.skip(f"needs {name}")
+            Needs(Kind.CREDENTIAL, name).skip()
         if isinstance(value, list):
             value = state.pacer.least_loaded(value)
-        client = state.make_api(value, **kw)
+        client = state.run.api(value, **kw)
         made.append(client)
         return client
 
@@ -96,7 +104,7 @@ def api_as(request: pytest.FixtureRequest, target: Target):
 @pytest.fixture
 def anon(request: pytest.FixtureRequest, target: Target):
     """``Api`` that sends no credential."""
-    client = get_state(request.config).make_api(None)
+    client = get_state(request.config).run.api(None)
     yield client
     client.close()
 
@@ -106,7 +114,7 @@ def operator(request: pytest.FixtureRequest, target: Target):
     """The operator adapter (skips with ``needs operator`` when the target has none)."""
     op = get_state(request.config).operator()
     if op is None:
-        pytest.skip("needs operator")
+        Needs(Kind.OPERATOR).skip()
     return SkippingOperator(op)
 
 
@@ -115,7 +123,7 @@ def clock(request: pytest.FixtureRequest, target: Target) -> Clock:
     """``clock.advance(org_id, seconds)`` (or ``clock.advance(seconds)`` for the target's organization)."""
     op = get_state(request.config).operator()
     if op is None or "advance_clock" not in getattr(op, "capabilities", set()):
-        pytest.skip("needs clock")
+        Needs(Kind.CLOCK).skip()
     return Clock(SkippingOperator(op), target.org_id)
 
 
@@ -126,7 +134,7 @@ def fresh_org(request: pytest.FixtureRequest, target: Target):
     state = get_state(request.config)
     inner = state.operator()
     if inner is None:
-        pytest.skip("needs operator")
+        Needs(Kind.OPERATOR).skip()
     op = SkippingOperator(inner)
     made: list[Api] = []
 
@@ -146,7 +154,7 @@ def fresh_org(request: pytest.FixtureRequest, target: Target):
             state.redactor.add(data["key"])
             return data["key"]
 
-        client = state.make_api(key, org_id=org_id, other_org_id=target.org_id)
+        client = state.run.api(key, org_id=org_id, other_org_id=target.org_id)
         made.append(client)
         return OrgHandle(org_id, client, issue_key, key)
 
@@ -163,15 +171,15 @@ def own_org(request: pytest.FixtureRequest, target: Target):
     needs the operator (skips)."""
     state = get_state(request.config)
     if not target.pool:
-        pytest.skip("needs api_key")
+        Needs(Kind.CREDENTIAL, "api_key").skip()
     made: list[Api] = []
 
     def issue_key(**kw: Any) -> str:
-        pytest.skip("needs operator: cannot issue_key")
+        Needs(Kind.OPERATOR, "cannot issue_key").skip()
 
     def factory() -> OrgHandle:
         key = state.pacer.least_loaded(target.pool)
-        client = state.make_api(key)
+        client = state.run.api(key)
         made.append(client)
         return OrgHandle(target.org_id, client, issue_key, key)
 
@@ -192,10 +200,10 @@ def unique(request: pytest.FixtureRequest):
 
 
 @pytest.fixture(scope="session")
-def webhook_server(target: Target):
-    """The webhook receiver of this process (``payconform.webhooks.process_receiver``), on the target file's
-    ``webhooks.listen`` address, advertising ``webhooks.public_url`` when given."""
-    return _webhooks.process_receiver(*_webhooks.receiver_settings(target.webhooks))
+def webhook_server(run: Run, target: Target):
+    """The webhook receiver of this process (``Run.receiver``), on the target file's ``webhooks.listen``
+    address, advertising ``webhooks.public_url`` when given."""
+    return run.receiver(*_webhooks.receiver_settings(target.webhooks))
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
 """The run's session state: the target, its contract, pacer, operator and embedded server, in one object.
 
-Created at configure time in every process. The xdist controller loads (or starts) the target and hands
-workers the target file and the pacing database, so every process paces against the same budget.
+Created at configure time in every process, with the process's ``payconform.run.Run`` (``state.run``), which
+the fixtures and every transport of the process are handed. The xdist controller loads (or starts) the
+target and hands workers the target file and the pacing database, so every process paces against the same
+budget.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from .. import pacing as _pacing
 from .. import redact as _redact
 from .. import results as _results
 from .. import tiers as _tiers
-from ..client import Api
 from ..cost import run_started
 from ..operator import load_operator
 from ..pacing_files import run_db_path
+from ..run import RUN, Run
 from ..target import Target, TargetConfigError
 from .options import base_url, target_overrides
 
@@ -71,6 +73,7 @@ class PayconformState:
         self.target_file: Path | None = None
         self.loadgroup = False
         self.results: dict | None = None
+        self.run = Run(redactor=self.redactor)
 
     def operator(self) -> Any:
         """The target's operator adapter, loaded on first use (None when the target has none)."""
@@ -80,11 +83,6 @@ class PayconformState:
                 self._operator = load_operator(self.target)
         return self._operator
 
-    def make_api(self, credential: str | None, **kw: Any) -> Api:
-        """An ``Api`` on the target that shares the run's contract, pacer and redactor."""
-        assert self.target is not None
-        return Api(self.target, credential, contract=self.contract, pacer=self.pacer, redactor=self.redactor, **kw)
-
     def tmpdir(self) -> str:
         """A private (0700) directory for this process, removed at cleanup."""
         if self._tmpdir is None:
@@ -93,11 +91,7 @@ class PayconformState:
         return self._tmpdir
 
     def cleanup(self) -> None:
-        if self.pacer is not None:
-            try:
-                self.pacer.close()
-            except Exception:
-                pass
+        self.run.close()
         if self.server is not None:
             self.server.stop()
             self.server = None
@@ -156,10 +150,13 @@ def _configure(state: PayconformState) -> None:
                 db = str(run_db_path(None if state.server is not None else target.base_url,
                                              state.tmpdir()))
         state.pacer = _pacing.for_target(db, target, state.contract.limits.get("rate_limits") or [])
-        _pacing.set_current(state.pacer)
         if not state.is_worker:
             # the file workers load (overrides applied, env: references kept as references)
             state.target_file = target.dump(Path(state.tmpdir()) / "target.yaml")
+
+    state.run = Run(target=target, contract=state.contract, pacer=state.pacer, redactor=state.redactor,
+                    operator=state.operator, worker=state.is_worker)
+    config.stash[RUN] = state.run
 
     if not state.is_worker and target is not None and getattr(config.option, "dist", None) == "load":
         # honour xdist_group markers (tests that must not run concurrently) without --dist loadgroup
@@ -210,5 +207,3 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     state.cleanup()
     if _contract.current() is state.contract:
         _contract.set_current(None)
-    if _pacing.current() is state.pacer:
-        _pacing.set_current(None)

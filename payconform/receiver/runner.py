@@ -13,6 +13,7 @@ from .. import expect, results
 from ..contract import RECEIVER, Contract
 from ..redact import Redactor
 from ..report import write_report
+from ..skips import verdict_of
 from .checks import CHECKS, Check
 from .junit import write_junit
 from .send import Unreachable
@@ -33,7 +34,7 @@ def _row(check: Check, outcome: str, duration: float, *, reason: str | None = No
          message: str | None = None, transcript: list[dict] | None = None) -> dict:
     row = {"nodeid": f"receiver::{check.name}", "requirements": [check.requirement], "outcome": outcome,
            "duration": round(duration, 6), "skip_reason": reason,
-           "verdict": results.skip_verdict(reason) if outcome == "skipped" else outcome,
+           "verdict": verdict_of(reason).value if outcome == "skipped" else outcome,
            "request_ids": [], "profile_ops": [], "needs": list(check.needs)}
     if outcome == "failed":
         row.update(message=message, transcript=transcript or [])

@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 from types import SimpleNamespace
 from urllib.parse import urlsplit
 
-from ..pacing import NoPacer
 from ..redact import Redactor
+from ..run import Run
 from ..transport import SafetyError, TargetError, Transport
 
 DEADLINE_SECONDS = 5.0
@@ -88,7 +88,7 @@ class Sender:
         for url in urls:
             parts = urlsplit(url)
             root = SimpleNamespace(base_url=f"{parts.scheme}://{parts.netloc}", request_timeout=deadline)
-            self.transports.setdefault(host_of(url), Transport(root, pacer=NoPacer(), redactor=redactor,
+            self.transports.setdefault(host_of(url), Transport(root, run=Run(redactor=redactor),
                                                                max_body=max_body))
 
     def close(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from ..redact import Redactor
+from ..skips import Kind, Needs
 from .deliveries import Delivery, Factory
 from .send import Exchange, Sender, Unreachable
 from .state import GRACE_SECONDS, PayoutState, parse, payout_url, settle
@@ -61,7 +62,7 @@ class Session:
 
     def require_state(self) -> str:
         if not self.state_url:
-            raise CheckSkipped("needs --state-url: the receiver's conclusions cannot be seen without it")
+            raise CheckSkipped(Needs(Kind.STATE_URL, "the receiver's conclusions cannot be seen without it").reason)
         return self.state_url
 
     def payout(self, payout_id: str) -> PayoutState:

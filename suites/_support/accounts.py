@@ -10,8 +10,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from payconform.contract import Contract
-from payconform.placeholders import leading_digits
+from payconform.suite import Contract, leading_digits
 
 from .profile import corridors
 

@@ -7,9 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from payconform.client import Exchange
-from payconform.contract import run_contract
-from payconform.expect import expect
+from payconform.suite import Exchange, expect, run_contract
 
 from .profile import require_named, unshown_entry
 

@@ -11,9 +11,7 @@ import time
 from decimal import Decimal
 from typing import Any, NamedTuple
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Api, Contract, Exchange, expect, expect_status
 
 from .balance import fund_sandbox
 from .payouts import payout_body, scenario_destination

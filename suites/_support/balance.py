@@ -5,10 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.placeholders import fill
+from payconform.suite import Api, Contract, Exchange, expect, expect_status, fill
 
 from .answers import leaves
 from .money import is_decimal_string

@@ -15,10 +15,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.placeholders import fill
+from payconform.suite import Api, Contract, Exchange, expect, expect_status, fill
 
 from .answers import scalars
 from .payouts import payable_destination, payouts_with_reference

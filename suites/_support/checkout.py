@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.placeholders import fill
+from payconform.suite import Api, Contract, Exchange, expect, expect_status, fill
+from payconform.suite import Kind, Needs
 
 from . import runwide
 from .products import create_product
@@ -110,9 +108,9 @@ def link_in(state: str, request: pytest.FixtureRequest, contract: Contract, uniq
         let_expire(clock, org.org_id)
         link = read_link(api, link["id"])
         if link.get("status") != "expired":  # 'What moves a link to `expired`: not shown'
-            pytest.skip(f"needs profile: a sent link read after its expiresAt passed has status "
-                        f"{link.get('status')!r}; the profile (sandbox.checkout_link_expiry) assumes it is `expired`, "
-                        "and the spec does not show what moves a link to `expired`")
+            Needs(Kind.PROFILE, f"a sent link read after its expiresAt passed has status {link.get('status')!r}; "
+                  "the profile (sandbox.checkout_link_expiry) assumes it is `expired`, and the spec does not show "
+                  "what moves a link to `expired`").skip()
         return api, link
     api = request.getfixturevalue("api")
     link = draft(api, contract, unique)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from payconform.client import Api
-from payconform.expect import expect_error, expect_status
+from payconform.suite import Api, expect_error, expect_status
 
 # (base URL, organization, hash of the key): keys this worker saw accepted (a control answered 200)
 _ACCEPTED: set[tuple[str, str | None, int]] = set()

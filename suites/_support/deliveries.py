@@ -26,11 +26,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status, fail
-from payconform.timeouts import credit
-from payconform.webhooks import Delivery, Mailbox, Receiver, SignatureError, verify
+from payconform.suite import (
+    Api,
+    Contract,
+    Delivery,
+    Exchange,
+    Mailbox,
+    Receiver,
+    SignatureError,
+    expect,
+    expect_status,
+    fail,
+    verify,
+)
 
 from .events import opt_in_types
 from .instants import is_utc_instant
@@ -124,7 +132,7 @@ def awaited(box: Mailbox, predicate: Callable[[list[Delivery]], bool], flush: Fl
         step = min(timeout, end - now)
         past = now + step - started - BUSY_WAIT
         if flush is None and past > 0:
-            credit(min(step, past))
+            box.credit(min(step, past))
         seen = box.wait_for(predicate, step, flush=flush)
     return seen
 

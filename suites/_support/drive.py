@@ -16,12 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
-
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect_status
-from payconform.webhooks import Delivery, Mailbox
+from payconform.suite import Api, Contract, Delivery, Mailbox, expect_status
+from payconform.suite import Kind, Needs
 
 from . import batches
 from .answers import scalars
@@ -85,7 +81,7 @@ class Stage:
 
     def need_operator(self) -> Any:
         if self.operator is None:
-            pytest.skip("needs operator")
+            Needs(Kind.OPERATOR).skip()
         return self.operator
 
     @property

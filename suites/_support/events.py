@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from payconform.client import Api
-from payconform.contract import run_contract
-from payconform.expect import expect_status
+from payconform.suite import Api, expect_status, run_contract
 
 from .answers import contains, find_member
 from .payouts import payout_problems

@@ -4,9 +4,7 @@ original."""
 
 from __future__ import annotations
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect_error, expect_status
+from payconform.suite import Api, Contract, Exchange, expect_error, expect_status
 
 from .products import product_body
 from .profile import success

@@ -4,7 +4,7 @@
 from datetime import datetime, timezone
 from typing import Any
 
-from payconform.rules import INSTANT, INSTANT_UTC, is_instant, is_utc_instant
+from payconform.suite import INSTANT, INSTANT_UTC, is_instant, is_utc_instant
 
 __all__ = ["INSTANT", "INSTANT_UTC", "is_instant", "is_utc_instant", "parse_instant", "write_instant"]
 

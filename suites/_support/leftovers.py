@@ -1,7 +1,7 @@
 """What a run made in the target's organization and the API can remove, removed at the end of the run.
 
 Issue 14: leave the sandbox as it was found, where the API allows. Every request's final exchange passes
-`note` (an observer of the one transport, `payconform.transport.observe`), which keeps, for this worker, the
+`note` (an observer of the run's transport, `Run.observe`), which keeps, for this worker, the
 recipients, products and checkout links a 2xx answer created, and forgets what a later request deleted.
 When the worker's tests are over, `sweep` deletes the links still in draft (Endpoints > Checkout: DELETE
 `/links/{linkId}` "Drafts only"), deletes each product no link was made from and archives the others
@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from payconform.client import Api, Exchange
-from payconform.contract import run_contract
+from payconform.suite import Api, Exchange, run_contract
 
 from . import runwide
 

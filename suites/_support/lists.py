@@ -20,13 +20,8 @@ from decimal import Decimal
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import pytest
-
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.operator import OrgHandle
-from payconform.paging import Page, Pager, holds
+from payconform.suite import Api, Contract, Exchange, OrgHandle, Page, Pager, expect, expect_status, holds
+from payconform.suite import Kind, Needs
 
 from .approvals import hold
 from .balance import top_up
@@ -184,7 +179,7 @@ def _own_window(op_id: str) -> Callable[[Api, Contract, Unique, int, dict[str, s
             newest = Pager(api, contract, op_id).page(limit=100, what=f"the newest rows of {op_id}")
             times = [row.get("createdAt") for row in newest.items for m in {markers[0], markers[-1]} if holds(row, m)]
             if not times or not all(is_instant(t) for t in times):
-                pytest.skip(f"needs operator: {op_id} rows carry no `createdAt` to confine the list to the test's")
+                Needs(Kind.OPERATOR, f"{op_id} rows carry no `createdAt` to confine the list to the test's").skip()
             instants = [parse_instant(t) for t in times]
             step = shown_step([parse_instant(t) for row in newest.items if is_instant(t := row.get("createdAt"))])
             window = {"createdAfter": write_instant(min(instants) - step),

@@ -13,10 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect
-from payconform.pacing import urgent
+from payconform.suite import Api, Contract, Exchange, expect, run_contract
 
 from . import runwide
 from .payouts import create_payout, read_payout, timeline
@@ -78,7 +75,8 @@ def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
         for payout_id in [p for p in walking if elapsed >= min(due[p], end)]:
             reads, until = payouts[payout_id]
             for _ in range(reads):
-                with urgent() if clock is REAL_TIME else contextlib.nullcontext():  # due now, not when the key is free
+                # in real time a read is due now, not when the key is free
+                with api.run.urgent() if clock is REAL_TIME else contextlib.nullcontext():
                     ex = read_payout(api, payout_id)
                 late = clock is REAL_TIME and time.monotonic() - started > elapsed + step
                 readings[payout_id].append(Reading(elapsed, ex, late))

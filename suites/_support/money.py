@@ -6,8 +6,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from payconform.expect import expect
-from payconform.rules import DECIMAL, is_decimal_string
+from payconform.suite import DECIMAL, expect, is_decimal_string
 
 from .answers import leaves
 

@@ -12,10 +12,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.pacing import urgent
+from payconform.suite import Api, Contract, Exchange, expect, expect_status
 
 from . import runwide
 from .checkout import sent_link
@@ -115,11 +112,11 @@ SETTLE_TRIES = 3  # payments made for a forced outcome that the sandbox settled 
 def forced(api: Api, contract: Contract, unique: Unique, total: str, action: str) -> tuple[str, dict[str, Any], Exchange]:
     """(link id, payment, the force's answer) of a payment priced `total` forced to `action`. A `.02` payment
     is pending only until it "settles to paid over the next twenty seconds" of real time, so both requests go
-    out urgent (`pacing.urgent`: the key's next free slot), and a pending one the force found settled already
+    out urgent (`Run.urgent`: the key's next free slot), and a pending one the force found settled already
     (`moved: false`, the payment `paid`: on one key the window may hold a request that long) is made anew, up
     to `SETTLE_TRIES` times; then the test is skipped, saying so."""
     for _ in range(SETTLE_TRIES):
-        with urgent():
+        with api.run.urgent():
             link_id, paid = payment(api, contract, unique, total)
             ex = force(api, paid["id"], action)
         if not (paid.get("status") == "pending" and ex.status == 200 and isinstance(ex.json, dict)

@@ -14,12 +14,8 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any, NamedTuple
 
-import pytest
-
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.placeholders import fill
+from payconform.suite import Api, Contract, Exchange, expect, expect_error, expect_status, fill
+from payconform.suite import Needs
 
 from .accounts import account_details
 from .answers import member
@@ -43,15 +39,15 @@ def settings(contract: Contract) -> dict[str, Any]:
     return contract.profile["sandbox"]["payout_links"]
 
 
-def create_link(api: Api, contract: Contract, unique: Unique, *, refused_skips: str | None = None,
+def create_link(api: Api, contract: Contract, unique: Unique, *, refused_skips: Needs | None = None,
                 **fields: Any) -> Link:
     """A payout link through the profile's `createPayoutLink`; `fields` override its body. With
-    `refused_skips`, a 400 refusal of those fields skips the test with that reason instead of failing it."""
+    `refused_skips`, a 400 refusal of those fields skips the test for that need instead of failing it."""
     body = fill(contract.operation("createPayoutLink").get("body") or {}, {"unique": unique("plink")})
     body.update(fields)
     ex = api.op("createPayoutLink", json=body)
     if refused_skips and ex.status == 400:
-        pytest.skip(f"{refused_skips} (answered {ex.status})")
+        refused_skips.adding(f"(answered {ex.status})").skip()
     expect_status(ex, success(contract, "createPayoutLink"), "creating a payout link (profile: createPayoutLink)")
     token = member(ex, "token")
     expect(isinstance(token, str) and token != "", "the created payout link's bearer `token` is not a string", ex)

@@ -13,10 +13,7 @@ import secrets
 from decimal import Decimal
 from typing import Any
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_status
-from payconform.placeholders import fill
+from payconform.suite import Api, Contract, Exchange, expect, expect_status, fill, run_contract
 
 from . import runwide
 from .accounts import method_body, with_account_tail

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from payconform.client import Api
+from payconform.suite import Api
 
 
 @contextmanager

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.placeholders import fill
+from payconform.suite import Api, Contract, Exchange, expect, expect_status, fill
 
 from .schemas import component
 

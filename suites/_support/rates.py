@@ -16,12 +16,7 @@ from typing import Callable
 
 import pytest
 
-from payconform.accounting import preflight_ended
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import fail
-from payconform.plugin.session import get_state
-from payconform.target import Target
+from payconform.suite import Api, Contract, Exchange, Run, Target, fail
 
 
 @dataclass(frozen=True)
@@ -63,10 +58,10 @@ def route_rate(contract: Contract, target: Target, name: str) -> Judged:
                   f"the spec's {spec['per_minute']} per minute")
 
 
-def after_the_preflight(contract: Contract) -> None:
+def after_the_preflight(run: Run, contract: Contract) -> None:
     """The run's preflight read the unpaced key too: wait until that read has left the key's window, so that
     the window holds this test's requests alone (for a run that keeps no pacing file, which counts it)."""
-    ended = preflight_ended()
+    ended = run.preflight_ended()
     if ended is not None:
         time.sleep(max(0.0, ended + row(contract, "default")["window_seconds"] + 1 - time.time()))
 
@@ -75,7 +70,7 @@ def tripping_credential(request: pytest.FixtureRequest, api_as: Callable[[str], 
     """The credential a test trips a per-credential limit with: a fresh organization's unpaced key where the
     operator can make one (its windows hold nothing), else `rate_limit_key` on the target's own organization
     (whose windows hold what the run sent with it: `Window` counts it)."""
-    if get_state(request.config).operator() is not None:
+    if request.getfixturevalue("run").has_operator():
         return request.getfixturevalue("fresh_org")(paced=False).api
     return api_as("rate_limit_key")
 
@@ -95,7 +90,7 @@ class Window:
         self.api, self.seconds = api, float(row(contract, "default")["window_seconds"])
         self._own: list[tuple[float, str | None]] | None = None
         if api.pacer.sent_after(api.credential, time.time()) is None:
-            after_the_preflight(contract)
+            after_the_preflight(api.run, contract)
             self._own = []
 
     def times(self, route: str | None = None) -> list[float]:

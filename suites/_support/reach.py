@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.reachability import needs_probe, probe_reason, static_reason
+from payconform.suite import needs_probe, probe_reason, static_reason
 
 from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, reused
 from .payouts import create_payout

@@ -10,9 +10,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
-
-from payconform.client import Api
+from payconform.suite import Api
+from payconform.suite import Kind, Needs
 
 REAL_WAIT = 45.0  # seconds a test may wait in real time when it cannot move the clock
 
@@ -22,7 +21,7 @@ class RealTime:
 
     def advance(self, org_id: str, seconds: float) -> None:
         if seconds > REAL_WAIT:
-            pytest.skip(f"needs clock (a {seconds:g} s wait)")
+            Needs(Kind.CLOCK, note=f"a {seconds:g} s wait").skip()
         time.sleep(max(0.0, seconds))
 
 

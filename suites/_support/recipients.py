@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.placeholders import fill, leading_digits
+from payconform.suite import Api, Contract, Exchange, expect, expect_status, fill, leading_digits
 
 from . import runwide
 from .accounts import method_body

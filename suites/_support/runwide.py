@@ -3,7 +3,7 @@
 What tests only read (a recipient to pay, a product to make links from, a sample's answer, a payout walked in
 real time) cost its requests once per worker while each worker kept its own. Here a value is made once per run
 and scope: the first worker to ask makes it holding an exclusive `fcntl.flock` on the value's lock file in the
-run's directory (`payconform.plugin.run_dir`); a worker asking meanwhile waits on that lock, then reads what was
+run's directory (`Run.run_dir`); a worker asking meanwhile waits on that lock, then reads what was
 made; a worker asking later reads the value's file without waiting. A flock dies with its process, so an
 interrupted maker leaves no stale lock (the next to ask makes the value), and a make that fails stores nothing.
 Without a run directory (pytest without the plugin's run) a value is shared within the process only. Values
@@ -28,9 +28,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from payconform.client import Exchange
-from payconform.redact import SENSITIVE_HEADERS
-from payconform.transport import RequestInfo
+from payconform.suite import SENSITIVE_HEADERS, Exchange, RequestInfo
 
 from .types import Scope
 

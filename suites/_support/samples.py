@@ -8,11 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import pytest
-
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect_status
+from payconform.suite import Api, Contract, Exchange, expect_status
+from payconform.suite import Kind, Needs
 
 from . import runwide
 from .products import product_body
@@ -49,7 +46,7 @@ def _idempotency_conflict(api: Api, contract: Contract, unique: Unique) -> Excha
 def _other_org(api: Api, contract: Contract, unique: Unique) -> Exchange:
     """A read of another organization's balance: 403 FORBIDDEN (Authentication, Mode A rule 5)."""
     if api.other_org_id is None:
-        pytest.skip("needs other_org_id")
+        Needs(Kind.TARGET, "other_org_id").skip()
     return api.op("getBalance", orgId=api.other_org_id)
 
 

@@ -28,10 +28,16 @@ from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from payconform.client import Exchange
-from payconform.contract import OPENAPI_DOCUMENTS, Contract, run_contract
-from payconform.expect import ContractViolation, failure_message, shorten
-from payconform.rules import is_instant
+from payconform.suite import (
+    OPENAPI_DOCUMENTS,
+    Contract,
+    ContractViolation,
+    Exchange,
+    failure_message,
+    is_instant,
+    run_contract,
+    shorten,
+)
 
 URI = "urn:payconform:contract:"  # a document's base URI in the registry (`urn:payconform:contract:payouts`)
 MAX_PROBLEMS = 8

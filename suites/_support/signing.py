@@ -21,17 +21,21 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 from urllib.parse import quote, urlsplit
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status, fail
-from payconform.operator import OperatorError
-from payconform.signer import (
+from payconform.suite import (
     HEADER_NONCE,
     HEADER_REQUEST_ID,
     HEADER_SIGNATURE,
     HEADER_TIMESTAMP,
+    Api,
+    Contract,
+    Exchange,
+    OperatorError,
     Signer,
     body_digest,
+    expect,
+    expect_error,
+    expect_status,
+    fail,
     generate_private_key_pem,
     new_nonce,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from payconform.client import Api
+from payconform.suite import Api
 
 Unique = Callable[[str], str]
 """The `unique` fixture: a fresh value with the given prefix, so that no two tests (or runs) collide."""

@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from payconform.client import Exchange
-from payconform.contract import Contract, run_contract
+from payconform.suite import Contract, Exchange, run_contract
 
 from .schemas import component, problems
 
@@ -45,7 +44,7 @@ class Seen:
     """Per worker: the first answers the run's own requests got from each operation that show something any
     answer of it would: a success of each status the contract documents for it, at its contract path (the
     operation is served, Versioning rule 8; its answer carries what the operation answers); and the first
-    refusal of each error type the contract documents for it. A transport observer (`payconform.transport.observe`): the
+    refusal of each error type the contract documents for it. A transport observer (`Run.observe`): the
     versioning tests check their rules on these answers and send only for what the run did not get."""
 
     def __init__(self) -> None:

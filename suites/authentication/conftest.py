@@ -15,18 +15,25 @@ from typing import Any, Iterator
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.operator import Clock, OrgHandle
-from payconform.signer import Signer, generate_private_key_pem, public_key_pem
-from payconform.target import Target
+from payconform.suite import (
+    Api,
+    Clock,
+    Contract,
+    OrgHandle,
+    Run,
+    Signer,
+    Target,
+    generate_private_key_pem,
+    public_key_pem,
+)
+from payconform.suite import Kind, Needs
 
 from .._support.signing import Answer, expect_signature_error, product_create, send_signed, unregistered_signer
 
 
 def _needs_signing_key(target: Target) -> None:
     if not (target.has("signing_key_id") and target.has("signing_private_key")):
-        pytest.skip("needs signing_key")
+        Needs(Kind.SIGNING_KEY).skip()
 
 
 @pytest.fixture
@@ -37,11 +44,11 @@ def signed_api(target: Target, api_as: Any) -> Api:
 
 
 @pytest.fixture(scope="module")
-def invalid_answer(target: Target, contract: Contract) -> Iterator[Answer]:
+def invalid_answer(run: Run, target: Target, contract: Contract) -> Iterator[Answer]:
     """The target's refusal of a product create signed by an unregistered key under the target's key id:
     the one SIGNATURE_INVALID answer every other mismatch must equal."""
     _needs_signing_key(target)
-    with Api(target, target.credential("signing_key_id"), contract=contract) as api:
+    with run.api(target.credential("signing_key_id")) as api:
         _, req = product_create(api, contract, lambda prefix: f"{prefix}-baseline-{secrets.token_hex(6)}")
         baseline = send_signed(api, unregistered_signer(target.credential("signing_key_id")), req)
         expect_signature_error(baseline, "SIGNATURE_INVALID", "a signature by an unregistered key (the answer "

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect_error, expect_status
+from payconform.suite import Contract, expect_error, expect_status
 
 from .._support.products import product_body
 

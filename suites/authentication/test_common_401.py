@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect_error
+from payconform.suite import Contract, expect_error
 
 from .._support.products import product_body
 from .._support.recipients import recipient_body

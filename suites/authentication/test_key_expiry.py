@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import AUTO, Api
-from payconform.expect import expect_error, expect_status
-from payconform.operator import OperatorError
+from payconform.suite import AUTO, Api, OperatorError, expect_error, expect_status
 
 DAY = 86400
 

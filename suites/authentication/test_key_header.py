@@ -7,9 +7,7 @@ import re
 
 import pytest
 
-from payconform.client import Api
-from payconform.expect import expect, expect_status
-from payconform.target import API_KEY_NAMES, Target
+from payconform.suite import API_KEY_NAMES, Api, Target, expect, expect_status
 
 from .._support.controls import expect_refused_without_key
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Api, Contract, expect, expect_status
 
 from .._support.products import product_body
 from .._support.profile import success

@@ -12,9 +12,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect_error, expect_status
+from payconform.suite import Api, Contract, expect_error, expect_status
 
 from .._support.answers import DASHBOARD_REFUSALS
 from .._support.signing import expect_operator_refuses, expect_signature_error, product_create, send_signed

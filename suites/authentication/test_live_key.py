@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect_error, expect_status
+from payconform.suite import Contract, expect_error, expect_status
 
 from .._support.recipients import recipient_body
 

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from payconform.expect import expect_error, expect_status
-from payconform.target import Target
+from payconform.suite import Target, expect_error, expect_status
+from payconform.suite import Kind, Needs
 
 
 def _own_address(target: Target) -> str:
@@ -21,7 +21,7 @@ def _own_address(target: Target) -> str:
     with socket.create_connection((parts.hostname, port), timeout=5) as conn:
         local, remote = conn.getsockname()[0], conn.getpeername()[0]
     if not ipaddress.ip_address(remote).is_loopback:
-        pytest.skip("needs a target on this machine: the source address a remote target sees is not known")
+        Needs(Kind.TARGET, "a target on this machine: the source address a remote target sees is not known").skip()
     return local
 
 

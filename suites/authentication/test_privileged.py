@@ -15,12 +15,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.paging import holds
-from payconform.placeholders import fill
-from payconform.webhooks import Mailbox
+from payconform.suite import Api, Contract, Exchange, Mailbox, expect, expect_status, fill, holds
 
 from .._support.answers import DASHBOARD_REFUSALS
 from .._support.deliveries import about, parsed, register, wait_for

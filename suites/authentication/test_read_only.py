@@ -13,10 +13,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.placeholders import fill
+from payconform.suite import Api, Contract, expect, expect_error, expect_status, fill
 
 from .._support.accounts import method_body
 from .._support.balance import fund_sandbox

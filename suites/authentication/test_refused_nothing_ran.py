@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect_error
-from payconform.target import Target
+from payconform.suite import Api, Contract, Target, expect_error
 
 from .._support.products import expect_name_free, product_body
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.expect import expect_error, expect_status
+from payconform.suite import Api, expect_error, expect_status
 
 
 @pytest.mark.req("AUTH-REVOCATION-IMMEDIATE", "AUTH-REVOKED-KEY")

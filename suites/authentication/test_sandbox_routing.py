@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect_error, expect_status
+from payconform.suite import Api, Contract, expect_error, expect_status
 
 from .._support.recipients import create_recipient
 

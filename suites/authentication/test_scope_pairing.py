@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error_body, expect_status
-from payconform.operator import OperatorError
+from payconform.suite import Api, Contract, OperatorError, expect, expect_error_body, expect_status
 
 from .._support.balance import fund_sandbox
 from .._support.payouts import pay

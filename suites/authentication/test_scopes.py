@@ -11,10 +11,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.placeholders import fill
+from payconform.suite import Api, Contract, expect, expect_error, expect_status, fill
 
 from .._support.controls import expect_refused_without_key
 from .._support.payments import expect_payment_unchanged, payment, read_payment, refund

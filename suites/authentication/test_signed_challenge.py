@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect_status
+from payconform.suite import Api, Contract, Exchange, expect_status
 
 from .._support.signing import (
     SignedRequest,

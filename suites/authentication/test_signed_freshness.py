@@ -14,9 +14,7 @@ from dataclasses import replace
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect_status
+from payconform.suite import Api, Contract, expect_status
 
 from .._support.signing import (
     b64,

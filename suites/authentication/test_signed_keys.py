@@ -10,9 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect_error, expect_status
-from payconform.signer import generate_private_key_pem, public_key_pem
+from payconform.suite import Contract, expect_error, expect_status, generate_private_key_pem, public_key_pem
 
 from .._support.signing import (
     expect_not_run,

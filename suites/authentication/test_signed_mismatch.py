@@ -20,9 +20,7 @@ from typing import Callable
 import pytest
 from cryptography.hazmat.primitives.asymmetric import utils
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.signer import P256_ORDER, Signer
+from payconform.suite import P256_ORDER, Api, Contract, Signer
 
 from .._support.signing import (
     Answer,

@@ -12,11 +12,7 @@ import re
 import pytest
 from cryptography.hazmat.primitives.asymmetric import utils
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.signer import P256_ORDER
-from payconform.target import Target
+from payconform.suite import P256_ORDER, Api, Contract, Target, expect, expect_status
 
 from .._support.signing import b64, product_create, sign_lines
 

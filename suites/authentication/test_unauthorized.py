@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.expect import expect, expect_error
-from payconform.target import Target
+from payconform.suite import Api, Exchange, Target, expect, expect_error
+from payconform.suite import Kind, Needs
 
 from .._support.controls import expect_key_accepted
 
@@ -69,7 +68,7 @@ def _parts(key: str) -> Parts:
 def _bad_key(name: str, api: Api, target: Target) -> str:
     if name == "revoked":
         if not target.has("revoked_key"):
-            pytest.skip("needs revoked_key")
+            Needs(Kind.CREDENTIAL, "revoked_key").skip()
         return str(target.credential("revoked_key"))
     return BAD_KEYS[name][1](*_parts(str(api.credential)))
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_status
+from payconform.suite import Kind, Needs
 
 from .._support.products import product_body
 from .._support.recipients import reread, untouched_recipient
@@ -16,7 +15,7 @@ from .._support.recipients import reread, untouched_recipient
 
 def _other_org(api: Api) -> str:
     if not api.other_org_id:
-        pytest.skip("needs other_org_id")
+        Needs(Kind.TARGET, "other_org_id").skip()
     return str(api.other_org_id)
 
 

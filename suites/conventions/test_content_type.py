@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.rules import JSON_MEDIA_TYPE, media_type
+from payconform.suite import JSON_MEDIA_TYPE, Api, Contract, expect, expect_status, media_type
 
 from .._support.samples import SAMPLES, Sample
 from .._support.types import Unique

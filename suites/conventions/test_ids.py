@@ -7,9 +7,7 @@ import re
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, Exchange, expect, expect_error, expect_status
 
 from .._support.answers import member
 from .._support.products import post_product, product_body

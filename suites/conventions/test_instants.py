@@ -17,9 +17,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, Exchange, expect, expect_error, expect_status, run_contract
 
 from .._support.answers import leaves, names_field
 from .._support.checkout import new_link

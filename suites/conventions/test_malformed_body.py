@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.expect import expect, expect_error_body
+from payconform.suite import Api, expect, expect_error_body
 
 MALFORMED = [
     pytest.param("createCheckoutProduct", b'{"name": "payconform", "unitAmount": ', id="truncated-json"),

@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Api, Contract, Exchange, expect, expect_status
 
 from .._support.answers import leaves, member
 from .._support.balance import fund_sandbox

@@ -22,15 +22,15 @@ from collections.abc import Callable
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect
-from payconform.paging import (
+from payconform.suite import (
+    Api,
+    Contract,
     Page,
     Pager,
     Walk,
     created_together,
     cursor_paged_lists,
+    expect,
     expect_cursor_refused,
     expect_order_of,
     expect_same_sequence,
@@ -39,6 +39,7 @@ from payconform.paging import (
     missing_or_repeated,
     observe,
     observe_cursor_refused,
+    run_contract,
     tampered,
 )
 

@@ -6,9 +6,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Api, Contract, expect, expect_status
 
 PREFIX = "/business/api/v1"
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_status
 
 from .._support.samples import REFUSALS, SAMPLES, Sample
 from .._support.types import Unique

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.expect import expect_error
+from payconform.suite import Api, expect_error
 
 from .._support.types import Unique
 

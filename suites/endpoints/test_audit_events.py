@@ -15,10 +15,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error
-from payconform.paging import Pager
+from payconform.suite import Api, Contract, Exchange, Pager, expect, expect_error
 
 from .._support.answers import names_field
 from .._support.recipients import create_recipient, refused_recipient_update

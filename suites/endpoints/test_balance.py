@@ -16,9 +16,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect
+from payconform.suite import Api, Contract, expect
 
 from .._support.answers import leaves
 from .._support.balance import CACHE_SECONDS, figures, provider_figure, read_balance, top_up

@@ -15,9 +15,8 @@ from decimal import Decimal
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error
-from payconform.paging import Page, Pager
+from payconform.suite import Contract, Page, Pager, expect, expect_error
+from payconform.suite import Kind, Needs
 
 from .._support.balance import CACHE_SECONDS, provider_figure, read_balance, top_up
 from .._support.instants import is_instant
@@ -199,7 +198,7 @@ def test_history_too_large(fresh_org, operator, contract: Contract) -> None:
     transactions still page ("page balance transactions"). The operator seeds the orders (making 100,000
     payouts through the API is not a test)."""
     if not hasattr(operator, "seed_orders"):
-        pytest.skip("needs operator: cannot seed_orders")
+        Needs(Kind.OPERATOR, "cannot seed_orders").skip()
     size = contract.limits["balance_history_size"]
     handle = fresh_org()
     pager = Pager(handle.api, contract, "getBalanceHistory")

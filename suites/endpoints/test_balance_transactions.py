@@ -17,10 +17,7 @@ from collections import Counter
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error
-from payconform.paging import Pager, identity
+from payconform.suite import Api, Contract, Exchange, Pager, expect, expect_error, identity
 
 from .._support.answers import names_field
 from .._support.instants import is_instant, parse_instant, write_instant

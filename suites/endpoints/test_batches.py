@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.paging import Pager
+from payconform.suite import Api, Contract, Pager, expect, expect_error, expect_status
 
 from .._support.batches import (
     NOWHERE,

@@ -13,9 +13,7 @@ import time
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_status
 
 from .._support.answers import null_or_absent
 from .._support.checkout import draft, new_link, pause, publish, read_link, sent_link

@@ -12,10 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.paging import created_together, in_order
+from payconform.suite import Api, Contract, created_together, expect, expect_error, expect_status, in_order
 
 from .._support.answers import scalars
 from .._support.checkout import draft, link_in, pause, sent_link

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Contract, expect, expect_status
 
 from .._support.profile import items
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, Exchange, expect, expect_error, expect_status
 
 from .._support.accounts import account_details, method_body
 from .._support.answers import member

@@ -17,10 +17,7 @@ from decimal import Decimal
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
-from payconform.paging import Pager, Walk
+from payconform.suite import Api, Contract, Pager, Walk, expect, expect_status
 
 from .._support.answers import null_or_absent
 from .._support.balance import CACHE_SECONDS, figures, read_balance, top_up

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Contract, expect, expect_status
 
 from .._support.answers import member
 from .._support.profile import items

@@ -12,10 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error
-from payconform.paging import Pager
+from payconform.suite import Api, Contract, Pager, expect, expect_error
 
 from .._support.approvals import hold, read_approval
 from .._support.money import as_decimal

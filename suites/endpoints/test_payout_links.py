@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_status
 
 from .._support.accounts import with_account_tail
 from .._support.balance import keep_funded

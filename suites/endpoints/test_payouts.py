@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Contract, expect, expect_status
 
 from .._support.payouts import create_payout, payout_problems, read_payout
 from .._support.profile import items

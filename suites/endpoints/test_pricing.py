@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Contract, Exchange, expect, expect_status
 
 from .._support.payouts import scenario_destination
 from .._support.pricing import pricing, quote, send

@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_error_body, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_error_body, expect_status
 
 from .._support.answers import scalars
 from .._support.checkout import create_link, link_exchange

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error
+from payconform.suite import Contract, expect, expect_error
 
 from .._support.recipients import add_method_body, added_method, create_recipient, method_ids, read_recipient
 from .._support.types import Unique

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_error, expect_error_body, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_error_body, expect_status, run_contract
+from payconform.suite import Kind, Needs
 
 from .._support.accounts import account_details, account_identifiers, method_body
 from .._support.answers import scalars
@@ -71,8 +70,8 @@ def test_add_method_missing_corridor_field_is_400(api: Api, contract: Contract, 
     after = reread(api, created)
     choice = str(corridors(contract)[corridor].get("recipientDetails", {}).get(field, ""))
     if 200 <= ex.status < 300 and "|" in choice and not choice.startswith("<"):
-        pytest.skip(f"needs profile: the target defaulted `{field}` ({choice}); the profile (corridors.{corridor}."
-                    "recipientDetails) lists it, the spec does not say it is required")
+        Needs(Kind.PROFILE, f"the target defaulted `{field}` ({choice}); the profile (corridors.{corridor}."
+              "recipientDetails) lists it, the spec does not say it is required").skip()
     expect_status(ex, 400)
     body = expect_error_body(ex)
     named = [e for e in body.get("errors") or []

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_status
 
 from .._support.approvals import read_approval
 from .._support.batches import confirm, create, lines_to, paid, reach, settle, submit

@@ -12,9 +12,7 @@ from typing import NamedTuple
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_error_body, expect_status
+from payconform.suite import Api, Contract, Exchange, expect, expect_error, expect_error_body, expect_status
 
 from .._support.answers import member
 from .._support.idempotency import same_response

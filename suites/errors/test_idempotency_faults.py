@@ -18,9 +18,7 @@ from threading import Barrier
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, Exchange, expect, expect_error, expect_status
 
 from .._support.payouts import payable_destination, payout_body, payouts_with_reference
 from .._support.products import product_body, products_named

@@ -17,10 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error
-from payconform.properties import request_settings
+from payconform.suite import Api, Contract, Exchange, expect, expect_error, request_settings
 
 from .._support.idempotency import expect_key_accepted, keyed_product
 from .._support.types import Unique

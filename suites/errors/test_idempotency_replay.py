@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_error_body, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_error_body, expect_status
 
 from .._support.idempotency import same_response
 from .._support.payouts import keyed_payout, payable_destination, payout_body, payouts_with_reference

@@ -16,9 +16,7 @@ from typing import Any, Callable
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_status, run_contract
 
 from .._support.checkout import create_link
 from .._support.payouts import payable_destination, payout_body

@@ -20,10 +20,8 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.operator import DEFAULT_FEATURES
+from payconform.suite import DEFAULT_FEATURES, Api, Contract, Exchange, expect, expect_error, expect_status
+from payconform.suite import Kind, Needs
 
 from .._support.balance import keep_funded
 from .._support.payout_links import (
@@ -70,7 +68,7 @@ def test_expired_forged_unknown_and_spent_links_answer_alike(timed: Timed, anon:
     keep_funded(org.api, contract)
     expiring = create_link(org.api, contract, unique, **{settings(contract)["expires_at_field"]: expiring_in(lifetime)},
                            refused_skips=None if clock is not REAL_TIME else
-                           f"needs clock: the target refuses a payout link expiring {lifetime} s ahead")
+                           Needs(Kind.CLOCK, f"the target refuses a payout link expiring {lifetime} s ahead"))
     spent = create_link(org.api, contract, unique)
     original = paid(expect_status(submit(anon, spent.token, submission(contract, spent, unique)), 201,
                                   "spending a link"), spent)

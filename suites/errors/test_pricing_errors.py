@@ -20,10 +20,7 @@ from decimal import Decimal
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.placeholders import fill
+from payconform.suite import Api, Contract, expect, expect_error, expect_status, fill
 
 from .._support.accounts import method_body
 from .._support.answers import member

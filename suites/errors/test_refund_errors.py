@@ -14,10 +14,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange, new_idempotency_key
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.pacing import urgent
+from payconform.suite import Api, Contract, Exchange, expect, expect_error, expect_status, new_idempotency_key
 
 from .._support.payments import example_total, expect_payment_unchanged, force, forced, payment, read_payment, refund
 from .._support.profile import success
@@ -98,7 +95,7 @@ def test_refund_not_allowed(case: str, api: Api, api_as, contract: Contract, uni
     total = example_total(contract, "settles_later" if case in ("pending", "failed") else "paid")
     action = {"refunded in full": "refund", "charged back": "chargeback", "failed": "fail"}.get(case)
     refunds = api_as("refunds_key")
-    with urgent():  # a `.02` payment is pending for twenty seconds of real time at most
+    with api.run.urgent():  # a `.02` payment is pending for twenty seconds of real time at most
         if action:
             link_id, paid, moved = forced(api, contract, unique, total, action)
             expect(moved.status == 200 and moved.json.get("moved") is True, f"setup: forcing `{action}`", moved)

@@ -16,8 +16,7 @@ from decimal import Decimal
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Contract, expect, expect_error, expect_status
 
 from .._support.payouts import (
     create_payout,

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.webhooks import Mailbox
+from payconform.suite import Contract, Mailbox
 
 from .._support.deliveries import register, reused
 from .._support.drive import Stage

@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Contract, Delivery, expect, expect_status
 
-from payconform.webhooks import Delivery
 
 from .._support.answers import find_member
 from .._support.batches import Run, about, cancel, confirm, confirmed, create, paid, reach, settle

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from payconform.expect import expect
-from payconform.webhooks import Delivery
+from payconform.suite import Delivery, expect
 
 from .._support.answers import by_id, find_member
 from .._support.deliveries import kind, parsed

@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect
-from payconform.webhooks import Delivery, Mailbox
+from payconform.suite import Contract, Delivery, Mailbox, expect
 
 from .._support.answers import by_id, contains
 from .._support.deliveries import about, parsed, reused, verified, wait_for

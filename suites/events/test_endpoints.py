@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.webhooks import Mailbox
+from payconform.suite import Contract, Mailbox, expect, expect_error, expect_status, run_contract
 
 from .._support.answers import DASHBOARD_REFUSALS, member
 from .._support.deliveries import about, endpoints_listed, register, reused, wait_for

@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import run_contract
-from payconform.expect import expect
+from payconform.suite import expect, run_contract
 
 from .._support.answers import by_id, contains
 from .._support.deliveries import checked, parsed

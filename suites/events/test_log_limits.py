@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Exchange
-from payconform.expect import expect, expect_status
+from payconform.suite import Exchange, expect, expect_status
 
 from .._support.drive import Stage, Subject
 from .._support.instants import is_instant

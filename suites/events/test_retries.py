@@ -16,9 +16,7 @@ from typing import Any
 
 import pytest
 
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_status
-from payconform.webhooks import Delivery, Mailbox, SignatureError, verify
+from payconform.suite import Contract, Delivery, Mailbox, SignatureError, expect, expect_status, run_contract, verify
 
 from .._support.answers import by_id
 from .._support.deliveries import about, checked, endpoints_listed, kind, register, verified, wait_for

@@ -12,8 +12,7 @@ import time
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect
+from payconform.suite import Contract, expect
 
 from .._support.answers import by_id
 from .._support.deliveries import endpoints_listed, kind, parsed, register, reused, verified, wait_for

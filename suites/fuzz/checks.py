@@ -28,8 +28,16 @@ from typing import Any
 
 import schemathesis
 
-from payconform import fuzz, rules
-from payconform.fuzz import SpecViolation
+from payconform.suite import (
+    RULES,
+    Answer,
+    Rule,
+    RuleContext,
+    SpecViolation,
+    fuzz_operation_id,
+    fuzz_session,
+    violations,
+)
 
 from .tolerant import DASHBOARD_ONLY
 
@@ -79,31 +87,31 @@ def payconform_reach(ctx: Any, response: Any, case: Any) -> None:
     if (str(case.method).upper() != str(case.operation.method).upper()
             or case.operation.definition.raw.get(DASHBOARD_ONLY)):
         return
-    body = rules.Answer.of(response.status_code, response.headers, response.content).body
+    body = Answer.of(response.status_code, response.headers, response.content).body
     REACH.count(response.status_code, body.get("type") if isinstance(body, dict) else None)
 
 
-def _context() -> rules.Context:
-    session = fuzz.current()
+def _context() -> RuleContext:
+    session = fuzz_session()
     if session is None:
-        return rules.Context()
-    return rules.Context(session.contract, session.money_fields, session.amount_fields)
+        return RuleContext()
+    return RuleContext(session.contract, session.money_fields, session.amount_fields)
 
 
-def _check(rule: rules.Rule) -> Callable[[Any, Any, Any], None]:
+def _check(rule: Rule) -> Callable[[Any, Any, Any], None]:
     """A schemathesis check that raises the rule's first violation of a response."""
     def check(ctx: Any, response: Any, case: Any) -> None:
         if rule.group in FAILURE_GROUPS and response.status_code < 400:
             return
-        answer = rules.Answer.of(response.status_code, response.headers, response.content, case.body,
-                                 fuzz.operation_id(case.operation))
-        for requirement, problem in rules.violations(answer, [rule], _context()):
+        answer = Answer.of(response.status_code, response.headers, response.content, case.body,
+                                 fuzz_operation_id(case.operation))
+        for requirement, problem in violations(answer, [rule], _context()):
             raise SpecViolation(requirement, problem.what)
 
     check.__name__ = check.__qualname__ = f"payconform_{rule.name}"
     return check
 
 
-for _rule in rules.RULES.values():
+for _rule in RULES.values():
     schemathesis.check(_check(_rule))
 schemathesis.check(payconform_reach)

@@ -12,15 +12,23 @@ from pathlib import Path
 
 import pytest
 
-from payconform import fuzz, fuzz_coverage
-from payconform.expect import ContractViolation, fail
+from payconform.suite import (
+    ContractViolation,
+    ShareSpent,
+    attach_fuzz_coverage,
+    configure_fuzz,
+    deferred_fuzz_coverage,
+    fail,
+    fuzz_item_operation,
+    fuzz_session,
+)
 
 from . import checks, tolerant  # noqa: F401  (registers the custom checks with schemathesis)
 
 
 @pytest.hookimpl(trylast=True)  # after the plugin's: when suites/fuzz is on the command line, both run in one call
 def pytest_configure(config: pytest.Config) -> None:
-    fuzz.configure(config)
+    configure_fuzz(config)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -31,12 +39,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
     Runs before the plugin's own hook, so that ``--select`` sees them.
     """
-    current = fuzz.current()
+    current = fuzz_session()
     if current is None:
         return
     timeout = current.settings.timeout()
     for item in items:
-        op_id = fuzz.item_operation(item)
+        op_id = fuzz_item_operation(item)
         extra = current.settings.operation_requirements.get(op_id or "", [])
         if extra:
             item.add_marker(pytest.mark.req(*extra))
@@ -52,7 +60,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Split the phase's request budget over the tests of the phase this run selected (a sweep per operation, a
     walk per document, the property tests): ``--select`` of one operation gives it the whole budget. Every
     process collects the same items, so the shares add up to the budget whichever worker runs which test."""
-    current = fuzz.current()
+    current = fuzz_session()
     if current is not None:
         phase = [item for item in session.items if item.path.parent == Path(__file__).parent]
         current.settings.split([item.nodeid for item in phase if item.get_closest_marker("sweep") is None],
@@ -63,7 +71,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_make_collect_report(collector: pytest.Collector):
     """Collect the fuzz tests without building their coverage cases: the worker that runs a test builds its
     cases as it starts (``fuzz_coverage``), instead of every worker building all of them before any test runs."""
-    with fuzz_coverage.deferred():
+    with deferred_fuzz_coverage():
         return (yield)
 
 
@@ -72,19 +80,19 @@ def pytest_runtest_call(item: pytest.Item):
     """Fail the test with the failure its fuzz run recorded (see ``FuzzSession.validate``), or because every
     case it sent was refused the key (401, 403 FORBIDDEN): a refused case reached no operation, so nothing of the
     test's requirements was checked, while the run's key is one the target should accept. A test that sent its
-    share of the phase's budget (``fuzz.ShareSpent``) ends there, judged on what it sent; one whose share its
+    share of the phase's budget (``ShareSpent``) ends there, judged on what it sent; one whose share its
     setup took (a property test's rows) is skipped, saying so."""
     checks.REACH.reset()
-    fuzz_coverage.attach(getattr(item, "obj", None))
-    current = fuzz.current()
+    attach_fuzz_coverage(getattr(item, "obj", None))
+    current = fuzz_session()
     try:
         result = yield
-    except fuzz.ShareSpent as spent:
+    except ShareSpent as spent:
         result = None
         if current is not None and not current.started.get(item.nodeid):
             pytest.skip(f"the fuzz phase's budget left this test nothing to check: {spent}")
     except BaseExceptionGroup as group:  # Hypothesis gathers the explicit examples' failures, the share's end too
-        _, failures = group.split(fuzz.ShareSpent)
+        _, failures = group.split(ShareSpent)
         if failures is None:
             result = None
         else:

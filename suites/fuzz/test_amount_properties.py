@@ -21,15 +21,21 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from payconform import fuzz, rules
-from payconform.client import Api
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect_error, expect_status
-from payconform.placeholders import fill
+from payconform.suite import (
+    FUZZ_DOCUMENTS,
+    Api,
+    Contract,
+    expect_error,
+    expect_status,
+    fill,
+    fuzz_session,
+    refused_amount,
+    run_contract,
+)
 
 from .._support.profile import success
 
-SESSION = fuzz.current()
+SESSION = fuzz_session()
 UNIQUE = "{unique}"
 
 
@@ -44,7 +50,7 @@ def _cases() -> list:
     contract = run_contract()
     ops = contract.profile.get("operations") or {}
     return [pytest.param(op_id, name, id=f"{op_id}.{name}")
-            for doc in fuzz.DOCUMENTS for op_id in SESSION.operations(doc)
+            for doc in FUZZ_DOCUMENTS for op_id in SESSION.operations(doc)
             for name in sorted(SESSION.amount_fields(op_id))
             if isinstance((ops.get(op_id) or {}).get("body"), dict) and _sendable(ops[op_id]["body"])
             and str(ops[op_id].get("method", "")).upper() == "POST"]
@@ -72,7 +78,7 @@ def test_non_positive_amount_is_refused(api: Api, contract: Contract, unique: Ca
     ex = api.op(op_id, json=body)
     what = f"{op_id} with {field}={amount!r}" + (f" (profile entry `operations.{op_id}`: {operation.get('why')})"
                                                  if operation.get("source") == "profile" else "")
-    if rules.refused_amount(op_id, field, amount) or ex.status >= 300:
+    if refused_amount(op_id, field, amount) or ex.status >= 300:
         expect_error(ex, 400, {"BAD_REQUEST", "VALIDATION_ERROR"}, what)
     else:
         expect_status(ex, success(contract, op_id), f"{what}: a zero price taken (accepted: taken, or refused 400)")

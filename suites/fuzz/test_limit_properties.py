@@ -24,18 +24,25 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from payconform import fuzz
-from payconform.client import Api, Exchange
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import (
+    FUZZ_DOCUMENTS,
+    Api,
+    Contract,
+    Exchange,
+    expect,
+    expect_error,
+    expect_status,
+    fuzz_session,
+    run_contract,
+)
 
-SESSION = fuzz.current()
+SESSION = fuzz_session()
 RULES = ("clamp", "refuse")
 
 
 def _routes() -> list:
     contract = run_contract()
-    fuzzed = {op for doc in fuzz.DOCUMENTS for op in SESSION.operations(doc)}
+    fuzzed = {op for doc in FUZZ_DOCUMENTS for op in SESSION.operations(doc)}
     routes = (contract.limits.get("list_limits") or {}).get("routes") or []
     return [pytest.param(r, id=r["name"], marks=pytest.mark.req(r["requirement"]))
             for r in routes

@@ -17,12 +17,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from payconform import fuzz
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error_body, expect_status
+from payconform.suite import Api, Contract, expect, expect_error_body, expect_status, fuzz_session
 
-SESSION = fuzz.current()
+SESSION = fuzz_session()
 MAX_CENTS = 10**17 - 1  # 999,999,999,999,999.99
 
 

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import pytest
 
-from payconform import fuzz
+from payconform.suite import FUZZ_DOCUMENTS, fuzz_session
 
 from .checks import REQUIREMENTS
 
-SESSION = fuzz.current()
+SESSION = fuzz_session()
 
 
 @pytest.mark.sweep
 @pytest.mark.req(*REQUIREMENTS)
-@pytest.mark.parametrize("document", fuzz.DOCUMENTS)
+@pytest.mark.parametrize("document", FUZZ_DOCUMENTS)
 def test_links_walk(document: str) -> None:
     """Every answer along a walk through the links holds to the contract and the spec's error rules."""
     if not SESSION.operations(document):

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from payconform import fuzz
-from payconform.client import Api
+from payconform.suite import Api, fuzz_session
 
 from .checks import REQUIREMENTS
 
-SESSION = fuzz.current()
+SESSION = fuzz_session()
 PAYOUTS = SESSION.schema("payouts")
 CHECKOUT = SESSION.schema("checkout")
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect_error, expect_status
-from payconform.target import Target
+from payconform.suite import Contract, Target, expect_error, expect_status
 
 from .._support.batches import lines_to, submit
 from .._support.payouts import payable_destination

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect_error, expect_status
-from payconform.target import Target
+from payconform.suite import Contract, Target, expect_error, expect_status
 
 from .._support.rates import Window, default_rate, route_rate, trip, tripping_credential
 

@@ -12,9 +12,7 @@ import string
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect_error
+from payconform.suite import Api, Contract, expect_error
 
 from .._support.idempotency import expect_key_accepted, keyed_product
 from .._support.types import Unique

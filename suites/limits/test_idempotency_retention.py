@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect
+from payconform.suite import Contract, expect
 
 from .._support.payouts import keyed_payout, payable_destination, payout_body, payouts_with_reference
 from .._support.types import Unique

@@ -17,10 +17,7 @@ from collections.abc import Callable
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.paging import Pager
+from payconform.suite import Api, Contract, Pager, expect, expect_error, expect_status, run_contract
 
 from .._support.answers import names_field
 from .._support.lists import SEEDS, at_least

@@ -18,10 +18,7 @@ import time
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error, expect_status
-from payconform.target import Target
+from payconform.suite import Api, Contract, Exchange, Target, expect, expect_error, expect_status
 
 from .._support.profile import success
 from .._support.rates import Judged, Window, default_rate, trip

@@ -21,13 +21,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract
-from payconform.expect import expect
-from payconform.operator import OperatorError
-from payconform.paging import Pager
-from payconform.reachability import static_reason
-from payconform.target import Target
+from payconform.suite import Api, Contract, Exchange, OperatorError, Pager, Target, expect, static_reason
 
 from .._support.approvals import hold
 from .._support.balance import CACHE_SECONDS, provider_figure, read_balance

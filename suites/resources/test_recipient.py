@@ -13,9 +13,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Api, Contract, Exchange, expect, expect_status, run_contract
 
 from .._support.accounts import method_body
 from .._support.answers import member

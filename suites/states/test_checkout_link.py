@@ -16,10 +16,19 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api, Exchange, SafetyError
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_error, expect_error_body, expect_status
-from payconform.paging import Pager
+from payconform.suite import (
+    Api,
+    Contract,
+    Exchange,
+    Pager,
+    SafetyError,
+    expect,
+    expect_error,
+    expect_error_body,
+    expect_status,
+    run_contract,
+)
+from payconform.suite import Kind, Needs
 
 from .._support.checkout import (draft, expiring_draft, let_expire, link_exchange, link_in, pause, priced_product,
                                  publish, read_link, sent_link)
@@ -113,7 +122,7 @@ def _expired_in_real_time(api: Api, contract: Contract, unique) -> dict[str, Any
     product = priced_product(api, contract, unique, "150.00")
     made = link_exchange(api, contract, product, expiresAt=expires.isoformat().replace("+00:00", "Z"))
     if made.status == 400:
-        pytest.skip(f"needs clock: the target refuses a draft expiring {NEAR_EXPIRY} s ahead ({made.status})")
+        Needs(Kind.CLOCK, f"the target refuses a draft expiring {NEAR_EXPIRY} s ahead ({made.status})").skip()
     expect_status(made, success(contract, "createCheckoutLink"), "creating a draft that expires in seconds")
     link_id = made.json["id"]
     for _ in range(5):  # until the target's own time is past expiresAt (a `Date` counts whole seconds, and a
@@ -122,7 +131,7 @@ def _expired_in_real_time(api: Api, contract: Contract, unique) -> dict[str, Any
         seen = expect_status(api.op("getCheckoutLink", linkId=link_id), 200, "reading the draft")
         if _date(seen) > expires:
             return seen.json
-    pytest.skip(f"needs clock: the target's `Date` did not pass the draft's expiresAt {expires.isoformat()}")
+    Needs(Kind.CLOCK, f"the target's `Date` did not pass the draft's expiresAt {expires.isoformat()}").skip()
 
 
 NEAR_EXPIRY = 15  # seconds between the target's `Date` and the draft's `expiresAt` in the real-time test
@@ -154,7 +163,7 @@ def _page(anon: Api, url: Any) -> Exchange:
     try:
         return anon.get(url, credential=None)
     except SafetyError:
-        pytest.skip("needs shareUrl on the target's host")
+        Needs(Kind.TARGET, "shareUrl on the target's host").skip()
 
 
 @pytest.mark.smoke

@@ -16,9 +16,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Api, Contract, expect, expect_status, run_contract
 
 from .._support.payments import example_total, force, forced, payment, read_payment
 from .._support.realtime import REAL_WAIT, Timed

@@ -14,8 +14,7 @@ import itertools
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Contract, expect, expect_status
 
 from .._support.machines import (
     REREAD,

@@ -11,9 +11,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect
-from payconform.paging import Pager
+from payconform.suite import Contract, Pager, expect
 
 from .._support.approvals import EXECUTION_WAIT, fund_for_threshold, hold, read_approval, settled_approval
 from .._support.payouts import create_payout, payouts_with_reference, read_payout

@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract, run_contract
-from payconform.expect import expect, expect_error, expect_status
+from payconform.suite import Api, Contract, expect, expect_error, expect_status, run_contract
 
 from .._support.batches import cancel, confirm, confirmed, create, paid, reach, read, settle, status
 from .._support.profile import success

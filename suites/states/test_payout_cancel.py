@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error
+from payconform.suite import Contract, expect, expect_error
 
 from .._support.payouts import as_created, cancel_payout, create_payout, create_self_funded, read_payout
 from .._support.types import Unique

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_status
+from payconform.suite import Api, Contract, expect, expect_status
 
 from .._support.balance import top_up
 from .._support.recipients import create_recipient

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect
+from payconform.suite import Api, Contract, expect
 
 from .._support.controls import expect_key_accepted
 from .._support.versioning import SEEN, added_operations, documented, probe_path

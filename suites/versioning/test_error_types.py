@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.client import Api
-from payconform.contract import Contract
-from payconform.expect import expect, expect_error_body
+from payconform.suite import Api, Contract, expect, expect_error_body
 
 from .._support.samples import REFUSALS
 from .._support.types import Unique

@@ -14,6 +14,7 @@ from payconform import accounting
 from payconform.contract import Contract
 from payconform.operator import HttpOperator
 from payconform.pacing import ANONYMOUS, Pacer, credential_id, route_limits
+from payconform.run import Run
 from payconform.transport import Transport
 
 KEY = "svc_test_" + "a" * 32
@@ -36,7 +37,7 @@ def _transport(tmp_path, answers: list[httpx.Response], exempt=()) -> tuple[Tran
     pacer = Pacer(tmp_path / "p.sqlite3", routes=route_limits(HISTORY_ROUTE), exempt=exempt)
     replies = iter(answers)
     http = httpx.MockTransport(lambda request: next(replies))
-    return Transport(SimpleNamespace(base_url=BASE, request_timeout=1.0), pacer=pacer, sleep=slept.append,
+    return Transport(SimpleNamespace(base_url=BASE, request_timeout=1.0), run=Run(pacer=pacer), sleep=slept.append,
                      http=http), slept
 
 

@@ -22,6 +22,7 @@ from payconform.client import SafetyError
 from payconform.contract import run_contract
 from payconform.pacing import NoPacer
 from payconform.redact import Redactor
+from payconform.run import Run
 from payconform.transport import Transport
 from payconform.transport_schemathesis import HarnessTransport
 
@@ -63,8 +64,8 @@ def settings_file(tmp_path: Path) -> Path:
 def session(settings_file: Path) -> fuzz.FuzzSession:
     target = SimpleNamespace(base_url="http://127.0.0.1:9/business/api/v1", org_id="org1", pool=[KEY_A, KEY_B],
                              request_timeout=5)
-    return fuzz.FuzzSession(fuzz.FuzzSettings.load(settings_file), target, run_contract(), CountingPacer(),
-                            Redactor([KEY_A, KEY_B, LIVE]))
+    run = Run(target=target, contract=run_contract(), pacer=CountingPacer(), redactor=Redactor([KEY_A, KEY_B, LIVE]))
+    return fuzz.FuzzSession(fuzz.FuzzSettings.load(settings_file), run)
 
 
 def product_case(session: fuzz.FuzzSession, headers: dict, body: dict | None = None) -> Any:
@@ -207,8 +208,7 @@ def wire(session: fuzz.FuzzSession) -> list[httpx.Request]:
         sent.append(request)
         return httpx.Response(201, json={"id": "p1"}, headers={"x-request-id": "req_1"})
 
-    session.transport = Transport(session.target, pacer=session.pacer, redactor=session.redactor,
-                                  http=httpx.MockTransport(answer))
+    session.transport = Transport(session.target, run=session.run, http=httpx.MockTransport(answer))
     return sent
 
 

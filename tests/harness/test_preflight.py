@@ -1,24 +1,27 @@
-"""The preflight tells a dead, foreign or refused target apart in seconds, and passes a conforming one."""
+"""The preflight tells a dead, foreign or refused target apart in seconds, and passes a conforming one.
+
+"In seconds" is the number of requests before the verdict and the deadline each is given (its transport's
+total deadline, ``PREFLIGHT_TIMEOUT`` at most): what the preflight sends is recorded, never timed."""
 
 from __future__ import annotations
 
 import secrets
 import socket
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Iterator
 
 import pytest
 
+from payconform import preflight as preflight_module
 from payconform.client import Api
-from payconform.pacing import NoPacer
-from payconform.preflight import POLICY_PATH, preflight
+from payconform.preflight import POLICY_PATH, PREFLIGHT_TIMEOUT, Preflight, preflight
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 from payconform.target import Target
 
-# The issue's bound for a run against a broken target, of which the preflight is the first seconds.
+# The issue's bound for a run against a broken target, of which the preflight is the first seconds: the
+# requests a broken target is given before the verdict, each by its deadline, fit in it.
 BOUND = 10.0
 
 
@@ -79,14 +82,28 @@ def _dead_port() -> int:
     return port
 
 
-def _timed(target: Target):
-    started = time.monotonic()
-    result = preflight(target)
-    return result, time.monotonic() - started
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The deadline (the transport's timeout) of each request the preflight sends, in order."""
+    deadlines: list[float] = []
+
+    class Recording(Api):
+        def request(self, *args, **kwargs):
+            deadlines.append(self.transport.timeout)
+            return super().request(*args, **kwargs)
+
+    monkeypatch.setattr(preflight_module, "Api", Recording)
+    return deadlines
+
+
+def _told_after_one_request(result: Preflight, sent: list[float], deadline: float = PREFLIGHT_TIMEOUT) -> None:
+    """The verdict came from the first request, sent with ``deadline``: a broken target costs one deadline."""
+    assert result.requests == 1 and sent == [deadline], (result.requests, sent)
+    assert deadline <= PREFLIGHT_TIMEOUT < BOUND
 
 
 def test_a_conforming_target_passes_in_a_handful_of_requests(reference: Target) -> None:
-    result, _ = _timed(reference)
+    result = preflight(reference)
     assert result.ok, result.fatal
     keys = sum(1 for name, value in reference.credentials.items() if isinstance(value, str) and name.endswith("_key"))
     assert result.requests <= 2 + keys + len(reference.credentials.get("api_key_pool") or [])
@@ -95,29 +112,34 @@ def test_a_conforming_target_passes_in_a_handful_of_requests(reference: Target) 
     assert not result.warnings, result.warnings
 
 
-def test_an_unknown_key_is_refused_with_one_message(reference: Target) -> None:
+def test_an_unknown_key_is_refused_with_one_message(reference: Target, sent: list[float]) -> None:
     target = _target(reference.base_url, _unknown_key())
-    result, took = _timed(target)
+    result = preflight(target)
     assert not result.ok and "api_key is refused" in result.fatal and "UNAUTHORIZED" in result.fatal
-    assert took < BOUND
+    # the unknown route answers as this API, then the key's one read is refused: two requests, two deadlines
+    assert result.requests == 2 and sent == [PREFLIGHT_TIMEOUT] * 2 and 2 * PREFLIGHT_TIMEOUT <= BOUND
 
 
-def test_a_dead_port_is_told_in_seconds() -> None:
-    result, took = _timed(_target(f"http://127.0.0.1:{_dead_port()}/business/api/v1", _unknown_key()))
+def test_a_dead_port_is_told_in_seconds(sent: list[float]) -> None:
+    result = preflight(_target(f"http://127.0.0.1:{_dead_port()}/business/api/v1", _unknown_key()))
     assert not result.ok and "does not answer" in result.fatal
-    assert took < BOUND
+    _told_after_one_request(result, sent)
 
 
-def test_a_target_that_never_answers_is_told_within_the_bound(silent_port: int) -> None:
-    result, took = _timed(_target(f"http://127.0.0.1:{silent_port}/business/api/v1", _unknown_key()))
+def test_a_target_that_never_answers_is_told_within_the_bound(silent_port: int, sent: list[float]) -> None:
+    """The silent target is given its request's whole deadline (a target file's shorter one here, so the test
+    waits one second, not five) and no second request."""
+    target = _target(f"http://127.0.0.1:{silent_port}/business/api/v1", _unknown_key())
+    target.request_timeout = 1.0
+    result = preflight(target)
     assert not result.ok and "does not answer" in result.fatal
-    assert took < BOUND
+    _told_after_one_request(result, sent, deadline=1.0)
 
 
-def test_a_web_server_that_is_not_this_api_is_named(html_server: str) -> None:
-    result, took = _timed(_target(f"{html_server}/business/api/v1", _unknown_key()))
+def test_a_web_server_that_is_not_this_api_is_named(html_server: str, sent: list[float]) -> None:
+    result = preflight(_target(f"{html_server}/business/api/v1", _unknown_key()))
     assert not result.ok and "does not answer as this API" in result.fatal and "text/html" in result.fatal
-    assert took < BOUND
+    _told_after_one_request(result, sent)
 
 
 def test_no_credential_at_all_is_refused_before_any_request(reference: Target) -> None:
@@ -136,7 +158,7 @@ def test_a_revoked_key_that_still_works_is_reported_not_fatal(reference: Target)
 
 def test_a_key_whose_window_is_full_is_not_refused(reference: Target) -> None:
     """Right after a run's rate-limit tests the unpaced key's window is full: the key is known, not refused."""
-    limited = Api(reference, reference.credential("rate_limit_key"), pacer=NoPacer())
+    limited = Api(reference, reference.credential("rate_limit_key"))
     answers = [limited.request("GET", POLICY_PATH, raw=True).status for _ in range(101)]
     assert answers[-1] == 429
     result = preflight(reference)

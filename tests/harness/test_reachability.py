@@ -18,7 +18,7 @@ import pytest
 from payconform.reachability import is_loopback, needs_probe, static_reason
 from payconform.target import Target
 from payconform.unlock import capability
-from payconform.webhooks import process_receiver
+from payconform.run import Run
 
 ONE_WEBHOOK_TEST = "EVT-HEADER-TIMESTAMP"
 
@@ -61,9 +61,10 @@ def test_the_webhook_flags_set_the_webhooks_section() -> None:
     assert target.webhooks == {"listen": "0.0.0.0:8900", "public_url": "http://runner:8900"}
 
 
-def test_one_receiver_per_process_and_settings() -> None:
-    first = process_receiver("127.0.0.1:0", "http://example.invalid:1")
-    assert process_receiver("127.0.0.1:0", "http://example.invalid:1") is first
+def test_one_receiver_per_run_and_settings() -> None:
+    run = Run()
+    first = run.receiver("127.0.0.1:0", "http://example.invalid:1")
+    assert run.receiver("127.0.0.1:0", "http://example.invalid:1") is first
     assert first.base_url == "http://example.invalid:1"
 
 

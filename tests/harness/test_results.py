@@ -2,7 +2,8 @@ import json
 
 from payconform.contract import Contract
 from payconform.report import render, write_report
-from payconform.results import ResultCollector, build_results, requirement_rows, skip_verdict, totals, write_json
+from payconform.results import ResultCollector, build_results, requirement_rows, totals, write_json
+from payconform.skips import verdict_of
 
 CONTRACT = Contract(requirements={
     "A-1": {"id": "A-1", "part": "conventions", "section": "S", "quote": "Quote <script>alert(1)</script>", "testable": True},
@@ -65,10 +66,12 @@ def test_requirement_verdicts():
 
 
 def test_skip_verdicts():
-    assert skip_verdict("needs operator: cannot advance_clock") == "needs_operator"
-    assert skip_verdict("needs clock") == "needs_clock"
-    assert skip_verdict("needs --run-slow (real time)") == "needs_slow"
-    assert skip_verdict("needs read_only_key") == "skipped"
+    assert verdict_of("needs operator: cannot advance_clock").value == "needs_operator"
+    assert verdict_of("needs clock").value == "needs_clock"
+    assert verdict_of("needs --run-slow (real time)").value == "needs_slow"
+    assert verdict_of("needs read_only_key").value == "skipped"
+    assert verdict_of("not run: --max-duration reached").value == "not_run"
+    assert verdict_of(None).value == "skipped"
 
 
 def test_results_json_and_report(tmp_path):

@@ -11,7 +11,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from payconform.pacing import NoPacer
 from payconform.transport import SafetyError, TargetError, Transport
 
 KEY = "svc_test_" + "a" * 32 + "_" + "B" * 43
@@ -71,8 +70,7 @@ def _ok(conn: socket.socket) -> None:
 
 
 def _transport(base_url: str, **kw) -> Transport:
-    return Transport(SimpleNamespace(base_url=base_url, request_timeout=kw.pop("timeout", 1.0)), pacer=NoPacer(),
-                     **kw)
+    return Transport(SimpleNamespace(base_url=base_url, request_timeout=kw.pop("timeout", 1.0)), **kw)
 
 
 def test_a_huge_body_is_cut_at_the_cap_while_streaming(serve, record) -> None:
@@ -88,10 +86,8 @@ def test_a_huge_body_is_cut_at_the_cap_while_streaming(serve, record) -> None:
 
 def test_the_total_deadline_ends_a_slowloris_answer(serve, record) -> None:
     transport = _transport(serve(_slowloris), timeout=0.8)
-    started = time.monotonic()
-    with pytest.raises(TargetError, match="no answer within 0.8s"):
+    with pytest.raises(TargetError, match="no answer within 0.8s"):  # a per-read timeout alone never ends it
         transport.send("GET", "/slow")
-    assert time.monotonic() - started < 15.0  # a per-read timeout alone would wait for ever (~30 min)
     assert record.transcript[-1]["error"].startswith("no answer")
 
 

@@ -5,7 +5,10 @@ payout standing in one while a bank return is still to come is read less and les
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from payconform.contract import run_contract
+from payconform.run import Run
 from suites._support import machines, realtime
 from suites._support.realtime import REAL_TIME, next_step
 
@@ -81,5 +84,5 @@ def test_a_read_the_pacer_held_past_a_step_is_marked_late(monkeypatch) -> None:
         return Answer("completed" if now[0] >= 30 else "processing" if now[0] >= 10 else "pending")
 
     monkeypatch.setattr(machines, "read_payout", read)
-    walked = machines.walk_together(None, REAL_TIME, "org", run_contract(), {"po_1": (1, machines._ended("default"))})
+    walked = machines.walk_together(SimpleNamespace(run=Run()), REAL_TIME, "org", run_contract(), {"po_1": (1, machines._ended("default"))})
     assert [(r.elapsed, r.status, r.late) for r in walked["po_1"]] == [(0, "pending", False), (10, "completed", True)]
