@@ -1,4 +1,4 @@
-"""What each target shape covers and costs: one reference server, each shape run twice (issue 14).
+"""What each target shape covers and costs: one reference server, each shape run twice.
 
 Per shape and run: tests passed, failed and skipped, requirements passed, requests, wall and CPU seconds
 (CPU of `payconform run` and its workers; the server's CPU for all runs at the end). The server runs at

@@ -26,11 +26,12 @@ from payconform.listing import ENV_VAR as LISTING_ENV
 from payconform.provision import provision_reference
 
 from . import forked, variant_groups
-from .refzygote import ForkedRefServer
+from .forked import ForkedRefServer
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "reports" / "project-tests"
-RUN_TIMEOUT = 600
+RUN_TIMEOUT = 900  # seconds: a stop for a hung run (a mutant run takes seconds, the pristine one minutes)
+TOOL_TIMEOUT = 300  # seconds: a stop for a hung listing of the mutants or variants
 PRISTINE = "pristine"  # the run of the unmodified reference, beside the mutant runs
 MUTANT_POOL_SIZE = 20
 MUTANT_FUZZ_BUDGET = 2  # the fuzz-* mutants, which only generated data finds, get the default budget
@@ -76,7 +77,7 @@ class SuiteRun:
 
 def _reference_tool(*args: str) -> str:
     return subprocess.run([sys.executable, "-m", "payconform.reference", *args], cwd=ROOT, check=True,
-                          capture_output=True, text=True, timeout=60).stdout
+                          capture_output=True, text=True, timeout=TOOL_TIMEOUT).stdout
 
 
 def mutants() -> list[dict]:

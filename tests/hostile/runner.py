@@ -1,6 +1,7 @@
 """One ``payconform run`` against one hostile mode, measured: wall time, exit code, report, leaks, peak memory.
 
-Shared by ``tests/hostile`` (which asserts bounds) and ``benchmarks/hostile.py`` (which prints figures).
+Shared by ``tests/hostile`` (which asserts how a run ends and its memory bound) and ``benchmarks/hostile.py``
+(which prints figures).
 Peak memory is the largest resident set of the run's processes (``payconform run``, pytest, its xdist
 workers), sampled from each one's ``VmHWM`` while it runs. Not ``wait4``'s ``ru_maxrss``: Linux counts in it the
 resident set of the process that forked the child, here a pytest worker of the project's tests that may hold

@@ -1,9 +1,10 @@
-"""``payconform run`` against hostile targets on loopback: it ends in bounded time with exit code 1 or 2,
-writes its report, leaks no secret and stays within its memory bound whatever the target does.
+"""``payconform run`` against hostile targets on loopback: it ends on its own with exit code 1 or 2, writes its
+report, leaks no secret and stays within its memory bound whatever the target does; against a target gone
+(silent, slowloris, garbage, reset) the breaker fails every test left after its consecutive failed attempts.
 
 Each server turns hostile after the preflight's requests (``--after``), so the suite's own handling is what
 is exercised (the preflight's is in tests/harness/test_preflight.py). A small selection keeps these runs
-cheap; ``benchmarks/hostile.py`` runs the large one and prints its figures.
+cheap; ``benchmarks/hostile.py`` runs the large one and prints its figures, times included.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .server import MODES
 # a few tests of the conventions part (without the fuzz phase, whose collection alone costs seconds)
 SELECT = "ERR-ROUTE-NOT-FOUND,CONV-PREFIX,CONV-REQUEST-ID-HEADER"
 SUITES = ("--suites", "suites/conventions")
-BOUND = 120.0  # seconds: a run here takes 10-20 s on an idle 2-core machine
+SAFETY = 600.0  # seconds after which a run is killed: a stop for a hang, not a bound of the test
 PEAK_MB = 300.0
 # modes that fail at the transport level: the breaker ends the run ("target stopped answering")
 GONE = {"silent", "slowloris", "garbage", "reset"}
@@ -30,11 +31,10 @@ def test_a_hostile_target_gets_a_bounded_run_with_a_report_and_no_leak(mode, tmp
     root = request.config.rootpath
     # --run-slow: every case of a `breadth` test runs (on one key the request id's samples would stand for each
     # other), so each sends its own request into the hostile target
-    o = run_mode(mode, tmp_path, select=SELECT, workers=workers, bound=BOUND + 60,
+    o = run_mode(mode, tmp_path, select=SELECT, workers=workers, bound=SAFETY,
                  extra=(SUITES[0], str(root / SUITES[1]), "--run-slow"))
     tail = o.output[-3000:]
-    assert o.seconds < BOUND, f"{mode}: {o.seconds:.0f}s\n{tail}"
-    assert o.exit_code in (1, 2), f"{mode}: exit code {o.exit_code}\n{tail}"
+    assert o.exit_code in (1, 2), f"{mode}: exit code {o.exit_code} (negative: killed at {SAFETY:.0f} s)\n{tail}"
     assert o.report_written, f"{mode}: no results.json\n{tail}"
     assert not o.leaks, f"{mode}: the api key is in {o.leaks}"
     assert o.peak_rss_mb < PEAK_MB, f"{mode}: peak RSS {o.peak_rss_mb:.0f} MB"

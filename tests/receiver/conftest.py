@@ -42,7 +42,7 @@ def serving(app) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # a stop for a hang, on a loaded machine
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.02)
     try:

@@ -26,7 +26,7 @@ def test_the_kit_passes_against_the_example_app(tmp_path: Path) -> None:
                             "--secret", secret], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 60  # a stop for a hang, on a loaded machine
         while time.monotonic() < deadline:
             try:
                 httpx.get(f"{base}/state/payouts/none", timeout=1)
@@ -36,7 +36,7 @@ def test_the_kit_passes_against_the_example_app(tmp_path: Path) -> None:
         kit = subprocess.run([sys.executable, "-m", "payconform.receiver", "--url", f"{base}/webhooks",
                               "--secret", "env:RECEIVER_SECRET", "--state-url", f"{base}/state",
                               "--report-dir", str(tmp_path)], env=dict(os.environ, RECEIVER_SECRET=secret),
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=300)
     finally:
         app.terminate()
         app.wait(10)
@@ -48,7 +48,7 @@ def test_the_kit_passes_against_the_example_app(tmp_path: Path) -> None:
 
 def test_a_secret_without_its_prefix_is_refused() -> None:
     kit = subprocess.run([sys.executable, "-m", "payconform.receiver", "--url", "http://127.0.0.1:9/x",
-                          "--secret", "not-a-secret"], capture_output=True, text=True, timeout=30)
+                          "--secret", "not-a-secret"], capture_output=True, text=True, timeout=120)
     assert kit.returncode == 2 and "whsec_" in kit.stderr
 
 

@@ -1,0 +1,82 @@
+"""The documentation: README is a short door into the docs site, the site builds with every link valid, and
+no page tells how the product was built (session and issue numbers, "used to", paths outside the repository).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+README_MAX_LINES = 150
+RUN_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/payconform run"
+TEST_COMMAND = (
+    "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && .venv/bin/python -m pytest -n 2 --durations=15"
+)
+PROSE = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+ORDINALS = ("first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|"
+            "fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|\\d+(?:st|nd|rd|th)")
+HISTORY = {
+    "a session by its ordinal": re.compile(rf"\b(?:{ORDINALS})\s+session", re.I),
+    "a session number": re.compile(r"\bsessions?\s+#?\d+", re.I),
+    "an issue number": re.compile(r"\bissues?\s+#?\d+", re.I),
+    "a #number": re.compile(r"(?<![\w&])#\d+\b"),
+    "'used to'": re.compile(r"\bused to\b", re.I),
+    "'fixed since'": re.compile(r"\bfixed since\b", re.I),
+    "'no longer'": re.compile(r"\bno longer\b", re.I),
+    "a path outside the repository": re.compile(r"\.\./shared\b"),
+}
+
+
+def _sh_blocks(markdown: str, heading: str) -> list[str]:
+    """The ```sh blocks of one level-2 section of ``markdown``."""
+    section = markdown.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    return [block.strip() for block in re.findall(r"```sh\n(.*?)```", section, re.S)]
+
+
+def test_readme_is_a_door():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= README_MAX_LINES, (
+        f"README.md has {len(lines)} lines, at most {README_MAX_LINES}: move the detail to a page under docs/")
+
+
+def test_readme_quick_start_is_the_two_commands_ci_runs():
+    blocks = _sh_blocks(README.read_text(encoding="utf-8"), "Quick start")
+    assert blocks == [RUN_COMMAND, TEST_COMMAND]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert ci.rstrip().splitlines()[-1] == TEST_COMMAND
+
+
+def test_readme_links_point_at_files_of_the_repository():
+    text = README.read_text(encoding="utf-8")
+    targets = [t for t in re.findall(r"\]\(([^)\s]+)\)", text) if not re.match(r"[a-z]+:", t)]
+    assert targets, "README.md links to no page of the documentation"
+    missing = [t for t in targets if not (ROOT / t.split("#", 1)[0]).exists()]
+    assert not missing, f"README.md links to files that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("page", PROSE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_development_history(page: Path):
+    found = [f"line {number}: {what}: {line.strip()}"
+             for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+             for what, pattern in HISTORY.items() if pattern.search(line)]
+    assert not found, (f"{page.name} tells how the product was built; describe it as it is:\n  "
+                       + "\n  ".join(found))
+
+
+def test_site_builds_with_every_link_valid(tmp_path: Path):
+    if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
+        pytest.skip("mkdocs and mkdocs-material are not installed (pip install -e '.[dev]')")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
+                           str(ROOT / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
+    assert (tmp_path / "site" / "index.html").exists()
