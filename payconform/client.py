@@ -1,4 +1,4 @@
-"""``Api``: the suites' HTTP client for a target, over the one transport (``payconform.transport``).
+"""``Api``: the suites' HTTP client for a target, over the one transport (``payconform.transport.sender``).
 
 - paths are relative to ``base_url``; ``{orgId}`` is filled with the client's organization;
 - ``Api.op(op_id, ...)`` takes method, path and idempotency from the merged profile;
@@ -24,20 +24,11 @@ import httpx
 
 from . import contract as _contract
 from . import redact as _redact
-from . import results as _results
+from .results import records as _results
 from . import signer as _signer
-from .transport import (
-    MAX_429_RETRIES,
-    MAX_BODY,
-    Exchange,
-    RequestInfo,
-    SafetyError,
-    TargetError,
-    Transport,
-    new_idempotency_key,
-)
+from .transport.sender import MAX_429_RETRIES, MAX_BODY, Exchange, RequestInfo, SafetyError, TargetError, Transport, new_idempotency_key
 from .run import Run
-from .transport_guard import WRITE_METHODS
+from .transport.guard import WRITE_METHODS
 
 __all__ = ["AUTO", "Api", "Exchange", "RequestInfo", "SafetyError", "TargetError", "new_idempotency_key"]
 

@@ -14,9 +14,9 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 
 import httpx
 
-from . import accounting as _accounting
+from .pacing import accounting as _accounting
 from . import redact as _redact
-from .transport_http import DeadlineTransport
+from .transport.http import DeadlineTransport
 
 OPERATIONS = ("create_org", "update_org", "issue_key", "revoke_key", "advance_clock", "inject_fault",
               "register_signing_key", "rotate_key", "rotate_signing_key", "register_webhook_endpoint",

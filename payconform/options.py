@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .target.fields import CREDENTIAL_NAMES, option_name
-from .tiers import SPEC_RATE, TIERS
+from .pacing.tiers import SPEC_RATE, TIERS
 
 TARGET = "target"  # the target flags: `payconform run` and `payconform check` take them
 RUN = "run"  # the other options of `payconform run` and of the plugin

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
-from .skips import Kind, Needs
+from .results.skips import Kind, Needs
 from .target import Target
 from .webhooks import receiver_settings
 

@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import accounting as _accounting
-from . import pacing as _pacing
+from .pacing import accounting as _accounting
+from .pacing import pacer as _pacing
 from . import redact as _redact
-from . import timeouts as _timeouts
+from .pacing import timeouts as _timeouts
 from .webhooks import Receiver
 
 if TYPE_CHECKING:
-    from .breaker import Breaker
+    from .transport.breaker import Breaker
     from .client import Api
     from .contract import Contract
-    from .fuzz import FuzzSession
-    from .transport import Exchange
+    from .fuzz.session import FuzzSession
+    from .transport.sender import Exchange
 
 
 class Run:

@@ -11,64 +11,24 @@ from __future__ import annotations
 
 from .client import AUTO, Api, Exchange, RequestInfo, SafetyError, new_idempotency_key
 from .contract import OPENAPI_DOCUMENTS, Contract, run_contract
-from .expect import (
-    ContractViolation,
-    expect,
-    expect_error,
-    expect_error_body,
-    expect_status,
-    fail,
-    failure_message,
-    shorten,
-)
-from .fuzz import DOCUMENTS as FUZZ_DOCUMENTS
-from .fuzz import ShareSpent, SpecViolation
-from .fuzz import configure as configure_fuzz
-from .fuzz import current as fuzz_session
-from .fuzz import item_operation as fuzz_item_operation
-from .fuzz import operation_id as fuzz_operation_id
-from .fuzz_coverage import attach as attach_fuzz_coverage
-from .fuzz_coverage import deferred as deferred_fuzz_coverage
+from .checks.expect import ContractViolation, expect, expect_error, expect_error_body, expect_status, fail, failure_message, shorten
+from .fuzz.session import DOCUMENTS as FUZZ_DOCUMENTS
+from .fuzz.session import ShareSpent, SpecViolation
+from .fuzz.session import configure as configure_fuzz
+from .fuzz.session import current as fuzz_session
+from .fuzz.session import item_operation as fuzz_item_operation
+from .fuzz.session import operation_id as fuzz_operation_id
+from .fuzz.coverage import attach as attach_fuzz_coverage
+from .fuzz.coverage import deferred as deferred_fuzz_coverage
 from .operator import DEFAULT_FEATURES, Clock, OperatorError, OrgHandle
-from .paging import (
-    Page,
-    Pager,
-    Walk,
-    created_together,
-    cursor_paged_lists,
-    expect_cursor_refused,
-    expect_order_of,
-    expect_same_sequence,
-    holds,
-    identity,
-    in_order,
-    inserted_between,
-    missing_or_repeated,
-    observe,
-    observe_cursor_refused,
-    tampered,
-)
+from .checks.paging import Page, Pager, Walk, created_together, cursor_paged_lists, expect_cursor_refused, expect_order_of, expect_same_sequence, holds, identity, in_order, inserted_between, missing_or_repeated, observe, observe_cursor_refused, tampered
 from .placeholders import fill, leading_digits
 from .plugin.markers import MANY_REQUESTS, needs, runs_many_requests
-from .properties import request_settings
+from .fuzz.properties import request_settings
 from .reachability import needs_probe, probe_reason, static_reason
 from .redact import SENSITIVE_HEADERS
-from .rules import (
-    DECIMAL,
-    INSTANT,
-    INSTANT_UTC,
-    JSON_MEDIA_TYPE,
-    RULES,
-    Answer,
-    Rule,
-    is_decimal_string,
-    is_instant,
-    is_utc_instant,
-    media_type,
-    refused_amount,
-    violations,
-)
-from .rules import Context as RuleContext
+from .checks.rules import DECIMAL, INSTANT, INSTANT_UTC, JSON_MEDIA_TYPE, RULES, Answer, Rule, is_decimal_string, is_instant, is_utc_instant, media_type, refused_amount, violations
+from .checks.rules import Context as RuleContext
 from .run import Run, run_of
 from .signer import (
     HEADER_NONCE,
@@ -82,7 +42,7 @@ from .signer import (
     new_nonce,
     public_key_pem,
 )
-from .skips import Kind, Needs
+from .results.skips import Kind, Needs
 from .target import API_KEY_NAMES, Target
 from .webhooks import Delivery, Mailbox, Receiver, SignatureError, verify
 

@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import timeouts as _timeouts
+from .pacing import timeouts as _timeouts
 from .contract import run_contract
 
 TOLERANCE_SECONDS = 300

@@ -105,7 +105,7 @@ def test_suites_import_only_the_public_surface(path: Path) -> None:
 
 # The harness's module-level mutable state, each with why it cannot live in the run (`payconform.run.Run`).
 MODULE_STATE = {
-    "payconform/accounting.py": {
+    "payconform/pacing/accounting.py": {
         "_tallies": "the process's request counts: the operator adapter and the CLI's preflight count into them too",
         "_phase": "the scope counted outside tests (the CLI's preflight phase)",
         "_lock": "guards the tallies across the threads of a test",
@@ -115,16 +115,16 @@ MODULE_STATE = {
         "_current": "the run's contract, read at import by suites that parametrize over the catalogs",
         "_default": "the repository's contract, loaded once outside a run",
     },
-    "payconform/fuzz.py": {
+    "payconform/fuzz/session.py": {
         "_session": "schemathesis parametrizes the fuzz modules at import, before any fixture exists",
     },
     "payconform/redact.py": {
         "_default": "the process's secrets: the operator adapter and provisioning register keys before a run exists",
     },
-    "payconform/results.py": {
+    "payconform/results/records.py": {
         "_global_record": "the running test's record for threads it starts (they do not inherit context variables)",
     },
-    "payconform/rules.py": {"RULES": "the registry the rule decorator fills at import"},
+    "payconform/checks/rules.py": {"RULES": "the registry the rule decorator fills at import"},
     "payconform/receiver/checks.py": {"CHECKS": "the registry the check decorator fills at import"},
 }
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "clear", "remove",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import accounting
+from ..pacing import accounting
 from ..preflight import preflight, print_preflight
 from ..run import Run
 from ..target import Target, TargetConfigError, flag_overrides

@@ -7,16 +7,16 @@ import sys
 from pathlib import Path
 
 from ..target import Target
-from ..verdicts import Verdict
+from ..results.verdicts import Verdict
 
 
 def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: int) -> int:
     """Apply ``--baseline`` / ``--warnings-as-errors`` to the finished run; rewrite its results and report."""
-    from .. import baseline as _baseline
+    from ..results import baseline as _baseline
     from ..contract import Contract
     from ..redact import Redactor
-    from ..report import write_report
-    from ..results import write_json
+    from ..results.html import write_report
+    from ..results.records import write_json
 
     if code not in (0, 1):
         return code
@@ -43,7 +43,7 @@ def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: i
 
 def forgive_warnings(report_dir: Path, code: int) -> int:
     """0 when every failed test only missed approximate timing (a warning, see ``--warnings-as-errors``)."""
-    from ..baseline import BaselineError, read_results
+    from ..results.baseline import BaselineError, read_results
 
     try:
         tests = read_results(report_dir).get("tests") or []

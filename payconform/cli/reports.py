@@ -8,7 +8,7 @@ import sys
 
 def cmd_baseline(ns: argparse.Namespace) -> int:
     """Write a baseline of a run's failures and skips, for ``run --baseline``."""
-    from .. import baseline as _baseline
+    from ..results import baseline as _baseline
 
     if ns.baseline_command != "update":
         print("payconform: usage: payconform baseline update --from REPORT_DIR [--out FILE]", file=sys.stderr)
@@ -29,8 +29,8 @@ def cmd_baseline(ns: argparse.Namespace) -> int:
 
 def cmd_report(ns: argparse.Namespace) -> int:
     """Print what changed verdict between two runs; 1 when anything did."""
-    from ..baseline import BaselineError, read_results, run_tier
-    from ..results import diff
+    from ..results.baseline import BaselineError, read_results, run_tier
+    from ..results.records import diff
 
     if ns.report_command != "diff":
         print("payconform: usage: payconform report diff A B", file=sys.stderr)
@@ -56,7 +56,7 @@ def _common(results: dict, other: dict) -> dict:
     """``results`` narrowed to the tests ``other`` ran too, with the verdicts of the requirements those tests
     check judged on them alone (a test only the larger tier ran changes no requirement's verdict)."""
     from ..contract import run_contract
-    from ..results import requirement_rows
+    from ..results.records import requirement_rows
 
     ran = {t["nodeid"] for t in other.get("tests") or []}
     tests = [t for t in results.get("tests") or [] if t["nodeid"] in ran]

@@ -13,14 +13,15 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import pacing, paths
-from ..pacing_files import run_db_path
+from ..pacing import pacer as pacing
+from .. import paths
+from ..pacing.files import run_db_path
 from ..run import Run
-from ..artifacts import find_leaks
-from ..cost import STARTED_VAR, estimate
+from ..results.artifacts import find_leaks
+from ..pacing.cost import STARTED_VAR, estimate
 from ..options import DEFAULT_WORKERS, POOL_WORKERS, REAL_TIME_SMOKE_WORKERS, pytest_args
 from ..target import Target, TargetConfigError, flag_overrides
-from ..tiers import Pace, tier
+from ..pacing.tiers import Pace, tier
 from ..target.fields import WEBHOOK_FLAGS
 from .check import CANNOT_TEST, preflight_blocks
 from .gate import apply_gate, forgive_warnings
@@ -39,7 +40,7 @@ def _suites_dir(ns: argparse.Namespace) -> Path:
     return Path(ns.suites) if ns.suites else paths.suites_dir()
 
 
-# Plugins a run does without, and no assert rewriting: the suites' verdicts come from payconform.expect, and
+# Plugins a run does without, and no assert rewriting: the suites' verdicts come from payconform.checks.expect, and
 # pytest rewrites every module of its plugins' distributions (schemathesis, hypothesis), about 3 s of CPU in
 # each pytest process where bytecode is not cached (PYTHONDONTWRITEBYTECODE).
 PYTEST_FLAGS = ("-p", "no:cacheprovider", "-p", "no:benchmark", "--assert=plain")
@@ -187,7 +188,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
     if ns.list:
         return cmd_list(ns, extra)
     if ns.baseline:
-        from ..baseline import BaselineError, load
+        from ..results.baseline import BaselineError, load
 
         try:
             load(ns.baseline)

@@ -1,6 +1,6 @@
 """How a run ends early, and the tests it leaves: the target stopped answering, ``--max-duration``, an interrupt.
 
-- The breaker (``payconform.breaker``) lives in a directory the controller shares with its xdist workers;
+- The breaker (``payconform.transport.breaker``) lives in a directory the controller shares with its xdist workers;
   once it has tripped, each test left fails at setup with the cause, at once.
 - ``--max-duration``: the controller fixes the deadline (wall clock) and hands it to the workers; a test
   that would start after it is reported "not run" (skipped with a ``not run:`` reason, verdict ``not_run``).
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from .. import breaker as _breaker
-from ..skips import NOT_RUN
-from ..verdicts import Verdict
+from ..transport import breaker as _breaker
+from ..results.skips import NOT_RUN
+from ..results.verdicts import Verdict
 from .markers import active_for, needs, requirement_ids
 from .recording import _clean_nodeid
 from .session import get_state

@@ -18,7 +18,7 @@ from ..client import Api
 from ..contract import Contract, run_contract
 from ..operator import DEFAULT_FEATURES, OPERATIONS, Clock, OrgHandle
 from ..run import Run
-from ..skips import Kind, Needs
+from ..results.skips import Kind, Needs
 from ..target import Target
 from .session import NO_TARGET, get_state
 

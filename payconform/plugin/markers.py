@@ -16,9 +16,9 @@ import pytest
 
 from .. import paths as _paths
 from ..contract import Contract, run_contract
-from ..skips import Kind, Needs
+from ..results.skips import Kind, Needs
 from ..target import CREDENTIAL_NAMES
-from ..tiers import SMOKE_MARKER
+from ..pacing.tiers import SMOKE_MARKER
 from .options import DEFAULT_TIMEOUT
 from .session import NO_TARGET, PayconformState, get_state
 

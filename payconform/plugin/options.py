@@ -1,7 +1,7 @@
 """The plugin's command-line options (group "payconform"), built from the option table (``payconform.options``).
 
 The target flags mirror the target file's fields, so a run can be described by flags alone; the fuzz flags
-are read by ``payconform.fuzz``. Every option also answers to a ``--payconform-`` name, so a user's pytest
+are read by ``payconform.fuzz.session``. Every option also answers to a ``--payconform-`` name, so a user's pytest
 with other plugins always has an unambiguous spelling. ``--base-url`` belongs to pytest-base-url (which
 pytest-playwright and pytest-selenium bring) when that plugin is present: registering it twice would break
 every pytest run of the environment, so then payconform reads that plugin's option instead of adding its own.

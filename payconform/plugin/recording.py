@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from .. import accounting
+from ..pacing import accounting
 from .. import contract as _contract
-from .. import results as _results
+from ..results import records as _results
 from ..client import TargetError
-from ..expect import ContractViolation
+from ..checks.expect import ContractViolation
 from .markers import active_for, needs, requirement_ids
 from .session import PayconformState, get_state
 

@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
-from .. import accounting
+from ..pacing import accounting
 from .. import contract as _contract
-from .. import pacing as _pacing
+from ..pacing import pacer as _pacing
 from .. import redact as _redact
-from .. import results as _results
-from .. import tiers as _tiers
-from ..cost import run_started
+from ..results import records as _results
+from ..pacing import tiers as _tiers
+from ..pacing.cost import run_started
 from ..operator import load_operator
-from ..pacing_files import run_db_path
+from ..pacing.files import run_db_path
 from ..run import RUN, Run
 from ..target import Target, TargetConfigError
 from .options import base_url, target_overrides

@@ -9,13 +9,13 @@ from datetime import datetime, timezone
 
 import pytest
 
-from .. import accounting
-from .. import results as _results
-from ..causes import failure_causes
-from ..cost import cost_line, estimate, run_cost
-from ..report import write_report
-from ..tiers import FUZZ_MINIMUM, Pace, Tier
-from ..verdicts import Verdict
+from ..pacing import accounting
+from ..results import records as _results
+from ..results.causes import failure_causes
+from ..pacing.cost import cost_line, estimate, run_cost
+from ..results.html import write_report
+from ..pacing.tiers import FUZZ_MINIMUM, Pace, Tier
+from ..results.verdicts import Verdict
 from .session import STATE, PayconformState
 
 

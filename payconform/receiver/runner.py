@@ -9,11 +9,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
-from .. import expect, results
+from ..checks import expect
+from ..results import records as results
 from ..contract import RECEIVER, Contract
 from ..redact import Redactor
-from ..report import write_report
-from ..skips import verdict_of
+from ..results.html import write_report
+from ..results.skips import verdict_of
 from .checks import CHECKS, Check
 from .junit import write_junit
 from .send import Unreachable

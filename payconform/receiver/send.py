@@ -1,4 +1,4 @@
-"""The receiver kit's way out: the harness's one transport (``payconform.transport``), one per host named.
+"""The receiver kit's way out: the harness's one transport (``payconform.transport.sender``), one per host named.
 
 Every delivery and every ``--state-url`` read goes through it, so the safety rules of a run hold here too:
 only the hosts the user named are contacted, each request has a total deadline, at most ``MAX_BODY`` bytes
@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from ..redact import Redactor
 from ..run import Run
-from ..transport import SafetyError, TargetError, Transport
+from ..transport.sender import SafetyError, TargetError, Transport
 
 DEADLINE_SECONDS = 5.0
 MAX_BODY = 64 * 1024

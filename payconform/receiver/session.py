@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from ..redact import Redactor
-from ..skips import Kind, Needs
+from ..results.skips import Kind, Needs
 from .deliveries import Delivery, Factory
 from .send import Exchange, Sender, Unreachable
 from .state import GRACE_SECONDS, PayoutState, parse, payout_url, settle

@@ -1,5 +1,5 @@
 """Instants as the spec writes them: ISO 8601, and in UTC where an envelope says so (one definition, in
-``payconform.rules``); read into a datetime, and written as the suite sends them in filters."""
+``payconform.checks.rules``); read into a datetime, and written as the suite sends them in filters."""
 
 from datetime import datetime, timezone
 from typing import Any

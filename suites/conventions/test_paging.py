@@ -1,4 +1,4 @@
-"""Conventions, row Paging, applied to every cursor-paged list of the profile through `payconform.paging`.
+"""Conventions, row Paging, applied to every cursor-paged list of the profile through `payconform.checks.paging`.
 
 "Cursor paging; the cursor is opaque, taken verbatim from `nextCursor` of the previous page; `nextCursor` is
 absent on the last page." The lists come from the profile's `page` entries; each needs a way to fill it

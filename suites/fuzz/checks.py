@@ -1,4 +1,4 @@
-"""The spec's cross-cutting rules (``payconform.rules``) as schemathesis checks, run on every fuzzed response.
+"""The spec's cross-cutting rules (``payconform.checks.rules``) as schemathesis checks, run on every fuzzed response.
 
 Registered with ``schemathesis.check`` when this module is imported (by ``conftest.py``), one check
 ``payconform_<rule name>`` per rule. A failure raises ``SpecViolation(requirement, what)`` naming the one

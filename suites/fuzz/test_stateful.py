@@ -5,7 +5,7 @@ ids the target returned - read it, change it, add a payment method, delete it - 
 answers about resources that exist (``ensure_resource_availability``: a created resource can be read;
 ``use_after_free``: a deleted one is gone). ``--fuzz-budget`` walks of at most ``stateful_steps`` steps
 (fuzz.yaml) per contract document, over the operations the fuzz phase covers. Their request bodies are shaped
-like the profile's example bodies (``payconform/walk_bodies.py``), so that creates succeed and the walks go on.
+like the profile's example bodies (``payconform/fuzz/walk_bodies.py``), so that creates succeed and the walks go on.
 """
 
 from __future__ import annotations

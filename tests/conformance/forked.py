@@ -25,8 +25,8 @@ from typing import IO, Any
 from payconform.refserver import DEFAULT_MODULE, RefServer
 
 PRELOAD = ["pytest", "httpx", "jsonschema", "yaml", "jinja2", "hypothesis", "schemathesis",
-           "payconform.plugin", "payconform.plugin.session", "payconform.client", "payconform.report",
-           "payconform.fuzz", "payconform.reference.__main__", "tests.conformance.forked_warm"]
+           "payconform.plugin", "payconform.plugin.session", "payconform.client", "payconform.results.html",
+           "payconform.fuzz.session", "payconform.reference.__main__", "tests.conformance.forked_warm"]
 _CTX = multiprocessing.get_context("forkserver")
 _lock = threading.Lock()
 _started = False

@@ -17,7 +17,7 @@ from _pytest.config import default_plugins
 
 import payconform.plugin
 import suites._support
-from payconform import report
+from payconform.results import html as report
 from payconform.contract import OPENAPI_DOCUMENTS, Contract
 
 

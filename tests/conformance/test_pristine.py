@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.artifacts import find_leaks
+from payconform.results.artifacts import find_leaks
 
 from .conftest import SuiteRun, iter_report_files
 

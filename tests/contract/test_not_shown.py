@@ -20,7 +20,7 @@ import pytest
 
 from payconform.client import Exchange, RequestInfo
 from payconform.contract import run_contract
-from payconform.expect import ContractViolation
+from payconform.checks.expect import ContractViolation
 from suites._support.answers import member
 from suites._support.profile import NotNamed, answer_fields
 

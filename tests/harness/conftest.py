@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from payconform import results
+from payconform.results import records as results
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 

@@ -43,7 +43,7 @@ operations:
 
 SUITE = '''
 import pytest
-from payconform.expect import expect_status, expect_error
+from payconform.checks.expect import expect_status, expect_error
 
 @pytest.mark.req("DEMO-PASS")
 def test_balance(api, target, contract):

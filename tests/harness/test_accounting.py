@@ -10,12 +10,12 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from payconform import accounting
+from payconform.pacing import accounting
 from payconform.contract import Contract
 from payconform.operator import HttpOperator
-from payconform.pacing import ANONYMOUS, Pacer, credential_id, route_limits
+from payconform.pacing.pacer import ANONYMOUS, Pacer, credential_id, route_limits
 from payconform.run import Run
-from payconform.transport import Transport
+from payconform.transport.sender import Transport
 
 KEY = "svc_test_" + "a" * 32
 POOL_KEY = "svc_test_" + "b" * 32

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from payconform.artifacts import find_leaks
+from payconform.results.artifacts import find_leaks
 from payconform.signer import generate_private_key_pem
 
 KEY = "svc_test_" + "a" * 32 + "_" + "B" * 43

@@ -1,6 +1,6 @@
 import pytest
 
-from payconform import results
+from payconform.results import records as results
 from payconform.client import AUTO, Api, SafetyError, TargetError
 from payconform.contract import Contract
 from payconform.target import Target

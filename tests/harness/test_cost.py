@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from payconform import accounting
+from payconform.pacing import accounting
 from payconform.contract import Contract
-from payconform.cost import STARTED_VAR, cost_line, floor, ratio, run_cost, run_started
-from payconform.pacing import ANONYMOUS, credential_id, route_limits
+from payconform.pacing.cost import STARTED_VAR, cost_line, floor, ratio, run_cost, run_started
+from payconform.pacing.pacer import ANONYMOUS, credential_id, route_limits
 
 LIMITS = dict(rate_limit=100, ip_rate_limit=2000)
 ROUTES = route_limits([

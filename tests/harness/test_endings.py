@@ -12,13 +12,13 @@ import jsonschema
 import pytest
 
 import payconform
-from payconform import breaker
+from payconform.transport import breaker
 from payconform.cli.run import _run_pytest
 from payconform.contract import Contract
-from payconform.report import render
-from payconform.results import ResultCollector, build_results, totals
+from payconform.results.html import render
+from payconform.results.records import ResultCollector, build_results, totals
 from payconform.run import Run
-from payconform.transport import TargetError, Transport
+from payconform.transport.sender import TargetError, Transport
 
 from .fake_project import write_project
 

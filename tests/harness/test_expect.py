@@ -4,10 +4,11 @@ import httpx
 import pytest
 
 from payconform import contract as contract_mod
-from payconform import redact, results
+from payconform import redact
+from payconform.results import records as results
 from payconform.client import Exchange, RequestInfo
 from payconform.contract import Contract
-from payconform.expect import ContractViolation, expect, expect_error, expect_error_body, expect_status
+from payconform.checks.expect import ContractViolation, expect, expect_error, expect_error_body, expect_status
 
 KEY = "svc_test_" + "a" * 32 + "_" + "B" * 43
 URL = "http://127.0.0.1:9/business/api/v1/checkout/organizations/ck1/products"

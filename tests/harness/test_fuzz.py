@@ -1,4 +1,4 @@
-"""Unit tests of payconform.fuzz: settings, contract-derived fields, preparing and sending cases, failure reports
+"""Unit tests of payconform.fuzz.session: settings, contract-derived fields, preparing and sending cases, failure reports
 (a mock target)."""
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ from schemathesis.core.failures import CustomFailure
 from schemathesis.errors import FailureGroup
 from schemathesis.transport.requests import REQUESTS_TRANSPORT, RequestsTransport
 
-from payconform import fuzz, fuzz_coverage, paths
+from payconform.fuzz import session as fuzz, coverage as fuzz_coverage
+from payconform import paths
 from payconform.client import SafetyError
 from payconform.contract import run_contract
-from payconform.pacing import NoPacer
+from payconform.pacing.pacer import NoPacer
 from payconform.redact import Redactor
 from payconform.run import Run
-from payconform.transport import Transport
-from payconform.transport_schemathesis import HarnessTransport
+from payconform.transport.sender import Transport
+from payconform.transport.schemathesis import HarnessTransport
 
 KEY_A = "svc_test_" + "a" * 32 + "_" + "A" * 43
 KEY_B = "svc_test_" + "b" * 32 + "_" + "B" * 43

@@ -131,7 +131,7 @@ def test_operator_calls_never_reuse_a_connection_the_server_may_be_closing(monke
     """An operator call after a pause opens a fresh connection once the idle one is older than the suite's
     keep-alive expiry (below the 5 s after which uvicorn, and so the reference, closes it): reusing it raced that
     close and failed a CI run with "Server disconnected without sending a response"."""
-    from payconform import transport_http
+    from payconform.transport import http as transport_http
 
     monkeypatch.setattr(transport_http, "KEEPALIVE_EXPIRY", 0.3)
     connections: list[object] = []

@@ -18,7 +18,7 @@ from payconform.cli.run import pytest_command
 from payconform.options import OPTIONS, TARGET_FLAGS, Option, pytest_args
 from payconform.plugin import options as plugin_options
 from payconform.target import FLAG_FIELDS
-from payconform.tiers import SPEC_RATE, TIERS, Pace
+from payconform.pacing.tiers import SPEC_RATE, TIERS, Pace
 
 pytest_plugins = ["pytester"]
 

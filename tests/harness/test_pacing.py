@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from payconform import pacing, pacing_files, paths
-from payconform.pacing import Pacer, credential_id, route_limits
-from payconform.pacing_files import new_db_path, run_db_path, target_db_path
+from payconform.pacing import pacer as pacing, files as pacing_files
+from payconform import paths
+from payconform.pacing.pacer import Pacer, credential_id, route_limits
+from payconform.pacing.files import new_db_path, run_db_path, target_db_path
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_C = "svc_test_" + "c" * 32 + "_" + "C" * 43

@@ -1,8 +1,8 @@
-"""payconform.paging order helpers: ties are tolerated only where two items carry the same `createdAt`."""
+"""payconform.checks.paging order helpers: ties are tolerated only where two items carry the same `createdAt`."""
 
 from __future__ import annotations
 
-from payconform.paging import created_together, in_order
+from payconform.checks.paging import created_together, in_order
 
 A = {"id": "a", "createdAt": "2026-01-01T00:00:01Z"}
 B = {"id": "b", "createdAt": "2026-01-01T00:00:01.000+00:00"}  # the same instant, written otherwise

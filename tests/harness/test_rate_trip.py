@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
-from payconform.expect import ContractViolation
-from payconform.pacing import Pacer
-from payconform.transport import Exchange, RequestInfo
+from payconform.checks.expect import ContractViolation
+from payconform.pacing.pacer import Pacer
+from payconform.transport.sender import Exchange, RequestInfo
 from suites._support import rates
 from suites._support.rates import Judged, Window, trip
 

@@ -17,7 +17,7 @@ import pytest
 
 from payconform.reachability import is_loopback, needs_probe, static_reason
 from payconform.target import Target
-from payconform.unlock import capability
+from payconform.results.unlock import capability
 from payconform.run import Run
 
 ONE_WEBHOOK_TEST = "EVT-HEADER-TIMESTAMP"

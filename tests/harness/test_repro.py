@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from payconform.repro import KEY_HEADER, MAX_REPRO_BODY, curl
+from payconform.results.repro import KEY_HEADER, MAX_REPRO_BODY, curl
 
 KEY = "svc_test_0123456789abcdef_secretsecretsecret"
 

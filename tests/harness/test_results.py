@@ -1,9 +1,9 @@
 import json
 
 from payconform.contract import Contract
-from payconform.report import render, write_report
-from payconform.results import ResultCollector, build_results, requirement_rows, totals, write_json
-from payconform.skips import verdict_of
+from payconform.results.html import render, write_report
+from payconform.results.records import ResultCollector, build_results, requirement_rows, totals, write_json
+from payconform.results.skips import verdict_of
 
 CONTRACT = Contract(requirements={
     "A-1": {"id": "A-1", "part": "conventions", "section": "S", "quote": "Quote <script>alert(1)</script>", "testable": True},

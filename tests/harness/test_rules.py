@@ -1,4 +1,4 @@
-"""payconform.rules: the registry, and each rule judging answers the same way for expect and for the fuzz checks."""
+"""payconform.checks.rules: the registry, and each rule judging answers the same way for expect and for the fuzz checks."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from payconform import rules
+from payconform.checks import rules
 from payconform.contract import Contract
 
 CONTRACT = Contract(errors={"VALIDATION_ERROR": {"type": "VALIDATION_ERROR", "statuses": [400],

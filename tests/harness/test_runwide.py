@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from payconform.transport import Exchange, RequestInfo
+from payconform.transport.sender import Exchange, RequestInfo
 from suites._support import runwide
 from suites._support.leftovers import Leftovers
 

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from payconform import baseline, cost, paths, tiers
+from payconform.results import baseline
+from payconform.pacing import cost, tiers
+from payconform import paths
 from payconform.cli.parser import build_parser
 from payconform.cli.reports import _common
 from payconform.contract import Contract
-from payconform.fuzz import settings_path
-from payconform.fuzz_settings import FuzzSettings
+from payconform.fuzz.session import settings_path
+from payconform.fuzz.settings import FuzzSettings
 
 from .fake_project import write_project
 

@@ -1,4 +1,4 @@
-"""A test's time waiting for the pacer is credited to its timeout (`payconform.timeouts`)."""
+"""A test's time waiting for the pacer is credited to its timeout (`payconform.pacing.timeouts`)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ from types import SimpleNamespace
 
 import pytest
 
-from payconform import timeouts
-from payconform.pacing import NoPacer
+from payconform.pacing import timeouts
+from payconform.pacing.pacer import NoPacer
 from payconform.run import Run
-from payconform.transport import Transport
+from payconform.transport.sender import Transport
 
 pytest_plugins = ["pytester"]
 
 TIMED = """
 import time
 import pytest
-from payconform import timeouts
+from payconform.pacing import timeouts
 
 @pytest.mark.timeout(1.0)
 def test_waits_for_the_pacer():

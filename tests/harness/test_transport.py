@@ -1,4 +1,4 @@
-"""payconform.transport: the body cap holds while streaming, the deadline covers the whole exchange, absolute URLs
+"""payconform.transport.sender: the body cap holds while streaming, the deadline covers the whole exchange, absolute URLs
 on the target's host go out with no key, and each attempt is recorded."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from payconform.transport import SafetyError, TargetError, Transport
+from payconform.transport.sender import SafetyError, TargetError, Transport
 
 KEY = "svc_test_" + "a" * 32 + "_" + "B" * 43
 

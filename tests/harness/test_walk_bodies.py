@@ -1,4 +1,4 @@
-"""Unit tests of payconform.walk_bodies: the walks' request bodies follow the profile's example bodies."""
+"""Unit tests of payconform.fuzz.walk_bodies: the walks' request bodies follow the profile's example bodies."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import re
 import jsonschema
 import pytest
 
-from payconform import placeholders, walk_bodies
+from payconform import placeholders
+from payconform.fuzz import walk_bodies
 from payconform.contract import run_contract
 
 LINE = {"destinationAccountId": "{destinationAccountId}", "sourceAmount": "10.00", "reference": "{unique}-1"}

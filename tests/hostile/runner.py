@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from payconform.artifacts import find_leaks
-from payconform.breaker import CAUSE
+from payconform.results.artifacts import find_leaks
+from payconform.transport.breaker import CAUSE
 
 from .server import ORG, OTHER_ORG
 

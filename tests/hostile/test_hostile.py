@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.breaker import THRESHOLD
+from payconform.transport.breaker import THRESHOLD
 
 from .runner import run_mode
 from .server import MODES

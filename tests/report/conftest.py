@@ -6,7 +6,7 @@ import pytest
 
 from payconform import paths
 from payconform.contract import Contract
-from payconform.results import build_results
+from payconform.results.records import build_results
 
 from ..harness.fake_project import cli, workdir  # noqa: F401  (the fake suite project and its CLI runner)
 
@@ -68,7 +68,7 @@ def results() -> dict:
 
 
 def synthetic_cost() -> dict:
-    """A run's ``cost`` as ``payconform.cost.run_cost`` writes it."""
+    """A run's ``cost`` as ``payconform.pacing.cost.run_cost`` writes it."""
     return {"requests": 1234, "by_phase": {"preflight": 12, "suites": 1000, "fuzz": 234, "operator": 40},
             "by_part": {"conventions": 400, "errors": 600, "fuzz": 234}, "by_credential": {"api_key": 1200, "none": 34},
             "issued_keys": 0, "rate_limited": {"planned": 3, "unplanned": 1}, "retry_after": {"waits": 1, "seconds": 2.0},

@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from payconform import baseline
-from payconform.baseline import Entry
+from payconform.results import baseline
+from payconform.results.baseline import Entry
 
 from .conftest import CONTRACT
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from payconform.causes import MIN_GROUP, cause, failure_causes
-from payconform.report import render
+from payconform.results.causes import MIN_GROUP, cause, failure_causes
+from payconform.results.html import render
 
 from .conftest import CONTRACT
 

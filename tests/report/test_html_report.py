@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from payconform.redact import Redactor
-from payconform.report import render, split_message
+from payconform.results.html import render, split_message
 
 from .conftest import CONTRACT, SECRET, synthetic_cost
 
@@ -66,7 +66,7 @@ def test_the_redactor_runs_over_the_html(results):
 
 
 def test_the_gate_and_expected_failures_are_shown(results):
-    from payconform import baseline
+    from payconform.results import baseline
 
     entries = [baseline.Entry("suites/errors/test_replay.py::test_replay_conflict", "failed", "ticket PAY-12",
                               ["ERR-B"])]

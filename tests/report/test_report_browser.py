@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from payconform.report import write_report
+from payconform.results.html import write_report
 
 from .conftest import CONTRACT, synthetic_results
 

@@ -7,8 +7,8 @@ import json
 import jsonschema
 import pytest
 
-from payconform import baseline
-from payconform.verdicts import REQUIREMENT_VERDICTS, TEST_VERDICTS
+from payconform.results import baseline
+from payconform.results.verdicts import REQUIREMENT_VERDICTS, TEST_VERDICTS
 
 from .conftest import CONTRACT, SCHEMA_PATH, synthetic_cost
 

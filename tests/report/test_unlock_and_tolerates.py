@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from payconform.plugin.markers import MANY_REQUESTS_SKIP
-from payconform.report import render
-from payconform.results import build_results
-from payconform.skips import verdict_of
-from payconform.unlock import capability, unlock_rows
+from payconform.results.html import render
+from payconform.results.records import build_results
+from payconform.results.skips import verdict_of
+from payconform.results.unlock import capability, unlock_rows
 
 from .conftest import CONTRACT, synthetic_results
 

@@ -1,8 +1,8 @@
 """One verdict vocabulary and structured skip reasons.
 
 results.json, the baseline and JUnit are interfaces users script against: every verdict they can hold is a
-member of ``payconform.verdicts.Verdict`` (and of the results schema), and a skip made with
-``payconform.skips.Needs`` reads back as the verdict and capability of its kind. No other module spells a
+member of ``payconform.results.verdicts.Verdict`` (and of the results schema), and a skip made with
+``payconform.results.skips.Needs`` reads back as the verdict and capability of its kind. No other module spells a
 need's reason, so rewording one cannot change the report unnoticed.
 """
 
@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 
 from payconform import paths
-from payconform.report import render
-from payconform.results import ResultCollector, build_results
-from payconform.skips import NOT_RUN, Kind, Needs, read, verdict_of
-from payconform.unlock import SUPPLIES, capability
-from payconform.verdicts import REQUIREMENT_VERDICTS, TEST_VERDICTS, Verdict, worst
+from payconform.results.html import render
+from payconform.results.records import ResultCollector, build_results
+from payconform.results.skips import NOT_RUN, Kind, Needs, read, verdict_of
+from payconform.results.unlock import SUPPLIES, capability
+from payconform.results.verdicts import REQUIREMENT_VERDICTS, TEST_VERDICTS, Verdict, worst
 
 from .conftest import CONTRACT, SCHEMA_PATH, synthetic_tests
 
 ROOT = paths.PACKAGE_DIR.parent
-VOCABULARY = {paths.PACKAGE_DIR / "skips.py", paths.PACKAGE_DIR / "verdicts.py"}
+VOCABULARY = {paths.PACKAGE_DIR / "results" / "skips.py", paths.PACKAGE_DIR / "results" / "verdicts.py"}
 
 # one need of each kind, the reason the user sees, and the verdict and capability the report reads back
 NEEDS = [

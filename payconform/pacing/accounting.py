@@ -2,7 +2,7 @@
 
 The transport counts each attempt (``attempt``), each 429 (``rate_limited``) and each ``Retry-After`` wait it
 honours (``waited``); the operator adapter counts its calls (``operator_call``). Counts are kept per scope:
-the running test's node id (``payconform.results.current()``), else the process's phase (``session``, or
+the running test's node id (``payconform.results.records.current()``), else the process's phase (``session``, or
 ``preflight`` inside ``phase("preflight")``). A worker hands each test's counts to the controller with the
 test's report (``take``) and the rest at its end (``take_all``); the controller merges them in a ``RunCounts``.
 
@@ -20,8 +20,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from . import results as _results
-from .pacing import ANONYMOUS, credential_id
+from ..results import records as _results
+from .pacer import ANONYMOUS, credential_id
 
 SESSION = "session"
 PREFLIGHT = "preflight"

@@ -41,25 +41,18 @@ from schemathesis import openapi
 from schemathesis.errors import FailureGroup
 from schemathesis.specs.openapi.checks import ignored_auth
 
-from . import contract as _contract
-from . import accounting, paths, walk_bodies
-from . import results as _results
-from .fuzz_report import API_KEY_HEADER, SpecViolation, describe
-from .fuzz_settings import (
-    DOCUMENTS,
-    SEED,
-    FuzzSettings,
-    money_fields,
-    operation_id,
-    operation_ids,
-    operation_labels,
-    request_amount_fields,
-)
-from .rules import Answer
-from .run import Run
-from .tiers import Pace
-from .transport import Transport, new_idempotency_key
-from .transport_schemathesis import HarnessTransport, bind
+from .. import contract as _contract
+from ..pacing import accounting
+from .. import paths
+from . import walk_bodies
+from ..results import records as _results
+from .report import API_KEY_HEADER, SpecViolation, describe
+from .settings import DOCUMENTS, SEED, FuzzSettings, money_fields, operation_id, operation_ids, operation_labels, request_amount_fields
+from ..checks.rules import Answer
+from ..run import Run
+from ..pacing.tiers import Pace
+from ..transport.sender import Transport, new_idempotency_key
+from ..transport.schemathesis import HarnessTransport, bind
 
 __all__ = ["DOCUMENTS", "SEED", "FuzzSession", "FuzzSettings", "ShareSpent", "SpecViolation", "configure", "current",
            "item_operation", "operation_id", "operation_ids", "settings_path"]
@@ -368,7 +361,7 @@ def settings_path() -> Path:
 def configure(config: pytest.Config) -> FuzzSession:
     """Build this process's session from the payconform plugin's state (called from suites/fuzz/conftest.py)."""
     global _session
-    from .plugin import STATE
+    from ..plugin import STATE
 
     state = config.stash[STATE]
     contract = state.run.contract or _contract.run_contract()

@@ -14,7 +14,7 @@ from typing import NoReturn
 
 import pytest
 
-from .target import CREDENTIAL_NAMES
+from ..target import CREDENTIAL_NAMES
 from .verdicts import Verdict
 
 PREFIX = "needs "
@@ -64,7 +64,7 @@ class Needs:
 
     @property
     def capability(self) -> str | None:
-        """What would let the test run (``payconform.unlock`` says where to supply it), or None."""
+        """What would let the test run (``payconform.results.unlock`` says where to supply it), or None."""
         return self.detail if self.kind is Kind.CREDENTIAL else self.kind.capability
 
     def adding(self, text: str) -> Needs:

@@ -7,12 +7,12 @@ from typing import Any
 
 from schemathesis.errors import FailureGroup
 
-from .contract import Contract
-from .expect import requirement_line, shorten
-from .fuzz_settings import FuzzSettings
-from .redact import MASK, Redactor
-from .repro import API_KEY_HEADER, env_key
-from .rules import Answer
+from ..contract import Contract
+from ..checks.expect import requirement_line, shorten
+from .settings import FuzzSettings
+from ..redact import MASK, Redactor
+from ..results.repro import API_KEY_HEADER, env_key
+from ..checks.rules import Answer
 
 MAX_FAILURE_TEXT = 1500
 
@@ -28,7 +28,7 @@ class SpecViolation(AssertionError):
 
 def curl(case: Any, redactor: Redactor) -> str:
     """A curl command a person can paste: the credential is an environment variable, never the key
-    (``payconform.repro``)."""
+    (``payconform.results.repro``)."""
     return env_key(redactor.redact(case.as_curl_command()), ("[Filtered]", MASK))
 
 

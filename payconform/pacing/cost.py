@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .accounting import rate_limit_requirements
-from .pacing import ANONYMOUS, RouteLimit, credential_id, route_limits
+from .pacer import ANONYMOUS, RouteLimit, credential_id, route_limits
 
 MINUTE = 60.0
 # epoch seconds `payconform run` started (before it starts the reference, provisions and runs the preflight):
@@ -98,7 +98,7 @@ def ratio(wall: float, floor_seconds: float) -> float | None:
 
 
 def run_floor(tally: Mapping[str, Any], target: Any, route_limits: Iterable[RouteLimit]) -> Floor:
-    """The floor of a run's merged counts (``payconform.accounting``) with the target's credentials."""
+    """The floor of a run's merged counts (``payconform.pacing.accounting``) with the target's credentials."""
     return floor(tally.get("credentials") or {}, tally.get("routes") or {},
                  rate_limit=int(target.rate_limit), ip_rate_limit=int(target.ip_rate_limit),
                  route_limits=route_limits, pool={credential_id(k) for k in target.pool},

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .placeholders import PLACEHOLDER, fill, fresh_patterns, fresh_values
+from ..placeholders import PLACEHOLDER, fill, fresh_patterns, fresh_values
 
 FRESH_PREFIX = "pcw"
 FRESH_PATTERNS = fresh_patterns(FRESH_PREFIX)

@@ -1,4 +1,4 @@
-"""The wire under ``payconform.transport``: an httpx transport whose requests end by a total deadline.
+"""The wire under ``payconform.transport.sender``: an httpx transport whose requests end by a total deadline.
 
 httpx's timeouts bound each socket operation, so a target that dribbles its answer a byte at a time (or
 keeps a connection half open) holds a request forever. Here every connect, read and write of a request is

@@ -8,16 +8,16 @@ from typing import Any, Mapping
 
 import jinja2
 
-from . import paths
+from .. import paths
 from .causes import failure_causes
-from .contract import DEFAULT_PARTS
-from .redact import Redactor
-from .results import totals
+from ..contract import DEFAULT_PARTS
+from ..redact import Redactor
+from .records import totals
 from .verdicts import FAILURE_VERDICTS, Verdict
 
 
 def split_message(message: str | None) -> dict[str, str]:
-    """The parts of a ``payconform.expect`` failure message a reader looks for first: the requirement
+    """The parts of a ``payconform.checks.expect`` failure message a reader looks for first: the requirement
     lines, what was expected and what the target did (``expected:`` / ``target answered:`` lines)."""
     lines = (message or "").splitlines()
     out = {"expected": "", "seen": "", "requirements": "", "rest": ""}

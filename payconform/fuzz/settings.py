@@ -3,7 +3,7 @@
 ``FuzzSettings``: ``suites/fuzz/fuzz.yaml`` (operations to fuzz, schemathesis settings, the requirement each
 built-in check stands for), deep-merged with the target's ``profile: {fuzz: ...}`` and the command line
 budget (``--fuzz-budget N`` examples per operation, ``--fuzz-max-requests N`` in all - by default what the
-run's tier leaves the phase with the keys at hand, ``payconform.tiers`` - split evenly over the phase's tests,
+run's tier leaves the phase with the keys at hand, ``payconform.pacing.tiers`` - split evenly over the phase's tests,
 whichever worker runs them) and seed
 (``--fuzz-seed N``). The helpers below list a document's operations and the
 properties it declares as decimal strings (money), which the checks and property tests need.
@@ -19,11 +19,11 @@ from typing import Any
 import hypothesis
 import yaml
 
-from . import contract as _contract
-from .plugin import DEFAULT_TIMEOUT
-from .plugin import FUZZ_SEED as SEED
+from .. import contract as _contract
+from ..plugin import DEFAULT_TIMEOUT
+from ..plugin import FUZZ_SEED as SEED
 from .properties import request_settings
-from .tiers import ONE_KEY, Pace, Tier
+from ..pacing.tiers import ONE_KEY, Pace, Tier
 
 DOCUMENTS = ("payouts", "checkout")
 SECONDS_PER_REQUEST = 2
@@ -108,7 +108,7 @@ class FuzzSettings:
         return [op for op in available if (wanted == "all" or op in wanted) and op not in self.exclude]
 
     def hypothesis_settings(self, max_examples: int | None = None, **extra: Any) -> hypothesis.settings:
-        """The settings of every property over requests (`payconform.properties`), at this run's budget."""
+        """The settings of every property over requests (`payconform.fuzz.properties`), at this run's budget."""
         # at budget 0 the phase is off and its tests skip; Hypothesis refuses 0 examples even to decorate them
         return request_settings(max(1, self.examples if max_examples is None else max_examples), **extra)
 

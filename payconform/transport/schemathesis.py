@@ -1,4 +1,4 @@
-"""schemathesis' side of the one transport: the fuzz phase's requests go out through ``payconform.transport``.
+"""schemathesis' side of the one transport: the fuzz phase's requests go out through ``payconform.transport.sender``.
 
 schemathesis asks a schema for its transport (``schema.transport``) both for the generated cases
 (``case.call``) and for the probes its checks send on their own (``ignored_auth``, ...). ``bind`` gives a
@@ -17,13 +17,13 @@ from schemathesis.core.transport import Response
 from schemathesis.transport import BaseTransport, Serializer
 from schemathesis.transport.requests import REQUESTS_TRANSPORT
 
-from .transport import Transport
+from .sender import Transport
 
 OperationInfo = Callable[[Any], tuple[str | None, Mapping | None]]  # case -> (operation id, profile entry)
 
 
 class HarnessTransport(BaseTransport[Any]):
-    """A schemathesis transport that sends through a ``payconform.transport.Transport``."""
+    """A schemathesis transport that sends through a ``payconform.transport.sender.Transport``."""
 
     def __init__(self, transport: Transport, operation: OperationInfo) -> None:
         super().__init__()

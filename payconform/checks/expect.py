@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NoReturn
 
-from . import redact as _redact
-from . import results as _results
+from .. import redact as _redact
+from ..results import records as _results
 from . import rules as _rules
-from .repro import curl
+from ..results.repro import curl
 
 MAX_DETAIL = 300
 MAX_BODY = 500

@@ -2,7 +2,7 @@
 
 Each rule is a small function registered with ``@rule(name, requirement, group)``, in the manner of
 schemathesis' checks: it reads an ``Answer`` (status, headers, body, and what was sent) and yields the
-ways the answer breaks it (a string, or a ``Problem`` naming another requirement). ``payconform.expect``
+ways the answer breaks it (a string, or a ``Problem`` naming another requirement). ``payconform.checks.expect``
 runs the ``error_body`` group in ``expect_error_body`` / ``expect_error``; the fuzz phase
 (``suites/fuzz/checks.py``) registers every rule as a schemathesis check, so both judge by the same text.
 
@@ -22,7 +22,7 @@ from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Any, Union
 
-from .contract import Contract, run_contract
+from ..contract import Contract, run_contract
 
 DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")  # Conventions, Money: a decimal string
 # Conventions, Instants: ISO 8601 with a time zone designator; the envelope's `createdAt` is UTC.

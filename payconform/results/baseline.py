@@ -21,8 +21,8 @@ from typing import Any
 
 import yaml
 
-from .results import build_results
-from .tiers import DEFAULT_TIER
+from .records import build_results
+from ..pacing.tiers import DEFAULT_TIER
 from .verdicts import Verdict
 
 # an entry's `expect`: `failed` stands for every failure verdict (warnings too), `skipped` for every skip verdict

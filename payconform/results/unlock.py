@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from .skips import read
-from .target import CREDENTIAL_NAMES, option_name
+from ..target import CREDENTIAL_NAMES, option_name
 from .verdicts import SKIP_VERDICTS
 
 OPERATOR = "an operator adapter: `operator:` in the target file (docs/architecture.md, operator adapter)"

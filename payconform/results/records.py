@@ -2,7 +2,7 @@
 
 A ``TestRecord`` is the current test's evidence: its requirement ids, needs, the profile operations it
 used, the request ids it saw and its (redacted) transcript. The plugin makes it current for the
-duration of a test (``use_record``); ``payconform.client`` and ``payconform.expect`` read it through
+duration of a test (``use_record``); ``payconform.client`` and ``payconform.checks.expect`` read it through
 ``current()``. In the controller, ``ResultCollector`` turns the reports into rows and verdicts.
 """
 

@@ -1,5 +1,5 @@
 """Where a run's pacing file lives: a scratch file, or for a target the run did not start one file per target
-under the user's cache directory, shared by every run against it (see ``payconform.pacing``)."""
+under the user's cache directory, shared by every run against it (see ``payconform.pacing.pacer``)."""
 
 from __future__ import annotations
 

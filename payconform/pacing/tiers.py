@@ -15,7 +15,7 @@ lesser of the two times: the keys' requests a minute, per key or, for a pool lar
 ceiling (``Pace.per_minute``). It is at most ``fuzz_requests`` and at least ``FUZZ_MINIMUM``: one key gets a
 small phase that still reaches every operation, a pool the rest of its ``seconds``, not the rest of a one-key
 run's time (more keys make a run shorter, not longer). The run's header prints both and estimates the run's
-duration from them and the target's rate limits (``payconform.cost.estimate``).
+duration from them and the target's rate limits (``payconform.pacing.cost.estimate``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .target import Target
+    from ..target import Target
 
 SMOKE_MARKER = "smoke"
 DEFAULT_TIER = "full"

@@ -21,8 +21,8 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from .client import Api, Exchange
-from .contract import Contract
+from ..client import Api, Exchange
+from ..contract import Contract
 from .expect import expect, expect_error, expect_status
 
 MAX_PAGES = 60

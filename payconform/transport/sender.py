@@ -6,15 +6,15 @@
 - refuses what must not be sent (``transport_guard``): another host than the target's, a live key on a
   request that could move money or write to checkout;
 - paces every attempt under the target's rate limits (the run's pacer; ``paced_as`` the key sent),
-  crediting the wait to the test's timeout (``payconform.timeouts``);
+  crediting the wait to the test's timeout (``payconform.pacing.timeouts``);
 - signs each attempt afresh in Mode B when given a ``Signer`` (so a retry is not a replay);
 - gives the request a total deadline (connect, send, whole answer: ``transport_http``) of the target's
   ``request_timeout``, and reads the answer while streaming up to ``max_body`` bytes (1 MiB by default):
   a larger one is cut there and flagged, never held whole;
 - retries a 429 after ``Retry-After`` (refused before the handler ran: Limits), at most ``retries`` times,
   and holds the credential in the pacer meanwhile (every process waits); counts each attempt
-  (``payconform.accounting``);
-- reports each attempt to the run's breaker (``payconform.breaker``) and, once it has tripped (the target
+  (``payconform.pacing.accounting``);
+- reports each attempt to the run's breaker (``payconform.transport.breaker``) and, once it has tripped (the target
   stopped answering), sends nothing more;
 - appends each attempt, redacted by the run's redactor and truncated, to the current test's transcript;
 - hands each request's final ``Exchange`` to the run's observers (``Run.observe``): the suites note there
@@ -39,15 +39,15 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from . import accounting as _accounting
+from ..pacing import accounting as _accounting
 from . import breaker as _breaker
-from . import redact as _redact
-from . import results as _results
-from . import timeouts as _timeouts
-from .expect import failure_message, shorten
-from .run import Run
-from .transport_guard import SafetyError, check_host, check_live_key
-from .transport_http import DeadlineTransport, deadline
+from .. import redact as _redact
+from ..results import records as _results
+from ..pacing import timeouts as _timeouts
+from ..checks.expect import failure_message, shorten
+from ..run import Run
+from .guard import SafetyError, check_host, check_live_key
+from .http import DeadlineTransport, deadline
 
 MAX_BODY = 1024 * 1024  # bytes of an answer read before it is cut
 TRANSCRIPT_BODY = 4096  # bytes of each body kept in the transcript
