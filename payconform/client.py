@@ -27,7 +27,7 @@ from . import redact as _redact
 from .results import records as _results
 from . import signer as _signer
 from .transport.sender import MAX_429_RETRIES, MAX_BODY, Exchange, RequestInfo, SafetyError, TargetError, Transport, new_idempotency_key
-from .run import Run
+from .context import RunContext
 from .transport.guard import WRITE_METHODS
 
 __all__ = ["AUTO", "Api", "Exchange", "RequestInfo", "SafetyError", "TargetError", "new_idempotency_key"]
@@ -71,7 +71,7 @@ class Api:
         *,
         org_id: str | None = None,
         other_org_id: str | None = None,
-        run: Run | None = None,
+        run: RunContext | None = None,
         contract=None,
         timeout: float | None = None,
         max_body: int = MAX_BODY,
@@ -94,8 +94,8 @@ class Api:
     # -- plumbing -------------------------------------------------------------------------------
 
     @property
-    def run(self) -> Run:
-        """The run this client sends through (``payconform.run.Run``): urgent reads, timeout credit, observers."""
+    def run(self) -> RunContext:
+        """The run this client sends through (a ``payconform.context.RunContext``; in a run, the process's ``Run``): urgent reads, timeout credit, observers."""
         return self.transport.run
 
     @property

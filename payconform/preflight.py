@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .client import Api, Exchange, TargetError
 from .reachability import static_cause
-from .run import Run
+from .context import RunContext
 from .target import API_KEY_NAMES, Target
 from .webhooks import receiver_settings
 
@@ -182,10 +182,10 @@ def receiver_line(target: Target, result: Preflight) -> None:
 
 
 def preflight(target: Target, make_api: Callable[[str | None], Api] | None = None, *,
-              run: Run | None = None) -> Preflight:
+              run: RunContext | None = None) -> Preflight:
     """Probe ``target`` (through ``run``: its pacer; a detached run by default); ``result.fatal`` says why the
     run cannot go on (the CLI exits 2 then)."""
-    def default_api(credential: str | None, sent_through: Run | None = run) -> Api:
+    def default_api(credential: str | None, sent_through: RunContext | None = run) -> Api:
         return Api(target, credential, run=sent_through,
                    timeout=min(PREFLIGHT_TIMEOUT, float(target.request_timeout)))
 

@@ -7,7 +7,7 @@ import sys
 
 from ..pacing import accounting
 from ..preflight import preflight, print_preflight
-from ..run import Run
+from ..context import RunContext
 from ..target import Target, TargetConfigError, flag_overrides
 
 # The exit code of a run that cannot start: the target is not testable as described.
@@ -18,7 +18,7 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def preflight_blocks(target: Target, run: Run | None = None) -> bool:
+def preflight_blocks(target: Target, run: RunContext | None = None) -> bool:
     """Run the preflight (through ``run``: its pacer), print what it saw; True when the run must stop (exit
     ``CANNOT_TEST``). Its request counts go to the run that follows (``accounting.hand_over``)."""
     with accounting.phase(accounting.PREFLIGHT):

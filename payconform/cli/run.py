@@ -16,7 +16,7 @@ from pathlib import Path
 from ..pacing import pacer as pacing
 from .. import paths
 from ..pacing.files import run_db_path
-from ..run import Run
+from ..context import RunContext
 from ..results.artifacts import find_leaks
 from ..pacing.cost import STARTED_VAR, estimate
 from ..options import DEFAULT_WORKERS, POOL_WORKERS, REAL_TIME_SMOKE_WORKERS, pytest_args
@@ -159,7 +159,7 @@ def _paced_preflight_blocks(target: Target, pacing_db: str) -> bool:
     limits, the whole of them, so nothing it sends may go unrecorded)."""
     from ..contract import run_contract
 
-    run = Run(pacer=pacing.for_target(pacing_db, target, run_contract().limits.get("rate_limits") or []))
+    run = RunContext(pacer=pacing.for_target(pacing_db, target, run_contract().limits.get("rate_limits") or []))
     try:
         return preflight_blocks(target, run)
     finally:

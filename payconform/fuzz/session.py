@@ -49,7 +49,7 @@ from ..results import records as _results
 from .report import API_KEY_HEADER, SpecViolation, describe
 from .settings import DOCUMENTS, SEED, FuzzSettings, money_fields, operation_id, operation_ids, operation_labels, request_amount_fields
 from ..checks.rules import Answer
-from ..run import Run
+from ..context import RunContext
 from ..pacing.tiers import Pace
 from ..transport.sender import Transport, new_idempotency_key
 from ..transport.schemathesis import HarnessTransport, bind
@@ -67,7 +67,7 @@ EXAMPLE_PROBABILITY = 0.7  # how often a generated body field takes a value from
 @dataclass
 class FuzzSession:
     settings: FuzzSettings
-    run: Run  # its target (None when the run has none), contract, pacer and redactor
+    run: RunContext  # its target (None when the run has none), contract, pacer and redactor
     sent_by_test: dict[str, int] = field(default_factory=dict)  # test nodeid -> requests it sent
     implemented: dict[str, bool] = field(default_factory=dict)
     started: dict[str, int] = field(default_factory=dict)  # test nodeid -> requests it was allowed to start

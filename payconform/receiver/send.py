@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 from ..redact import Redactor
-from ..run import Run
+from ..context import RunContext
 from ..transport.sender import SafetyError, TargetError, Transport
 
 DEADLINE_SECONDS = 5.0
@@ -88,7 +88,7 @@ class Sender:
         for url in urls:
             parts = urlsplit(url)
             root = SimpleNamespace(base_url=f"{parts.scheme}://{parts.netloc}", request_timeout=deadline)
-            self.transports.setdefault(host_of(url), Transport(root, run=Run(redactor=redactor),
+            self.transports.setdefault(host_of(url), Transport(root, run=RunContext(redactor=redactor),
                                                                max_body=max_body))
 
     def close(self) -> None:

@@ -17,10 +17,11 @@
 - reports each attempt to the run's breaker (``payconform.transport.breaker``) and, once it has tripped (the target
   stopped answering), sends nothing more;
 - appends each attempt, redacted by the run's redactor and truncated, to the current test's transcript;
-- hands each request's final ``Exchange`` to the run's observers (``Run.observe``): the suites note there
+- hands each request's final ``Exchange`` to the run's observers (``RunContext.observe``): the suites note there
   what a run created, to remove it at the end.
 
-Everything of the run it uses comes from the ``payconform.run.Run`` it is given (a detached one when none is).
+Everything of the run it uses comes from the ``payconform.context.RunContext`` it is given (a detached one
+when none is).
 
 A hang, a dropped connection, garbage, an answer past the deadline or over the cap raises ``TargetError``
 (an ``AssertionError``) naming what happened, the request line and the x-request-id.
@@ -45,7 +46,7 @@ from .. import redact as _redact
 from ..results import records as _results
 from ..pacing import timeouts as _timeouts
 from ..checks.expect import failure_message, shorten
-from ..run import Run
+from ..context import RunContext
 from .guard import SafetyError, check_host, check_live_key
 from .http import DeadlineTransport, deadline
 
@@ -183,13 +184,13 @@ class _Read:
 class Transport:
     """Sends requests to one target's host: guarded, paced, deadlined, capped, recorded."""
 
-    def __init__(self, target: Any, *, run: Run | None = None, timeout: float | None = None, max_body: int = MAX_BODY,
+    def __init__(self, target: Any, *, run: RunContext | None = None, timeout: float | None = None, max_body: int = MAX_BODY,
                  sleep: Callable[[float], None] = time.sleep, http: httpx.BaseTransport | None = None) -> None:
         self.base_url = target.base_url.rstrip("/")
         self.host = urlsplit(self.base_url).netloc.lower()
         self.timeout = float(timeout if timeout is not None else getattr(target, "request_timeout", 10.0))
         self.max_body = max_body
-        self.run = run if run is not None else Run()
+        self.run = run if run is not None else RunContext()
         self._sleep = sleep
         self._http = httpx.Client(transport=http or DeadlineTransport(), follow_redirects=False, trust_env=False,
                                   timeout=httpx.Timeout(self.timeout), headers={"user-agent": "payconform"})
