@@ -42,6 +42,7 @@ from .signer import (
     new_nonce,
     public_key_pem,
 )
+from .results.mismatch import ProfileMismatch
 from .results.skips import Kind, Needs
 from .target import API_KEY_NAMES, Target
 from .webhooks import Delivery, Mailbox, Receiver, SignatureError, verify
@@ -58,6 +59,8 @@ __all__ = [
     "Run", "run_of", "MANY_REQUESTS", "needs", "runs_many_requests",
     # skip reasons the report counts: Needs(Kind.OPERATOR, "cannot x").skip()
     "Kind", "Needs",
+    # the target chose otherwise than the profile: raise ProfileMismatch(entry, seen, override=..., exchange=ex)
+    "ProfileMismatch",
     # the operator
     "DEFAULT_FEATURES", "Clock", "OperatorError", "OrgHandle",
     # lists and pages

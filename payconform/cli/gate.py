@@ -29,7 +29,7 @@ def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: i
         return 3
     contract = Contract.load(profile_overrides=target.profile)
     gated = _baseline.apply(results, entries, contract, ns.baseline, warnings_as_errors=ns.warnings_as_errors,
-                             tier=tier)
+                             tier=tier, strict_profile=bool(ns.strict_profile))
     write_json(report_dir / "results.json", gated)
     write_report(report_dir, gated, contract, Redactor(target.secrets()))
     gate = gated["gate"]
@@ -41,8 +41,9 @@ def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: i
     return 0 if gate["passed"] else 1
 
 
-def forgive_warnings(report_dir: Path, code: int) -> int:
-    """0 when every failed test only missed approximate timing (a warning, see ``--warnings-as-errors``)."""
+def forgive_warnings(report_dir: Path, code: int, strict_profile: bool = False) -> int:
+    """0 when every failed test only missed approximate timing (a warning, see ``--warnings-as-errors``), and
+    with ``strict_profile`` no test met a profile mismatch."""
     from ..results.baseline import BaselineError, read_results
 
     try:
@@ -50,7 +51,10 @@ def forgive_warnings(report_dir: Path, code: int) -> int:
     except BaselineError:
         return code
     verdicts = {t.get("verdict") for t in tests}
-    if {Verdict.FAILED.value, Verdict.NOT_RUN.value} & verdicts or Verdict.WARNING.value not in verdicts:
+    unforgiven = {Verdict.FAILED.value, Verdict.NOT_RUN.value}
+    if strict_profile:
+        unforgiven.add(Verdict.PROFILE_MISMATCH.value)
+    if unforgiven & verdicts or Verdict.WARNING.value not in verdicts:
         return code
     for t in tests:
         if t.get("verdict") == Verdict.WARNING.value:

@@ -250,7 +250,7 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
         if ns.baseline or ns.warnings_as_errors:
             code = apply_gate(ns, report_dir, target, code)
         elif code == 1:
-            code = forgive_warnings(report_dir, code)
+            code = forgive_warnings(report_dir, code, ns.strict_profile)
         leaks = find_leaks(report_dir, target.secrets())
         for leak in leaks:
             print(f"payconform: secret leak: {leak.path} holds {leak.kind}; do not publish this report",
@@ -269,7 +269,9 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             code = CANNOT_TEST
         elif code == 1:
             if not (ns.baseline or ns.warnings_as_errors):
-                print("payconform: some conformance tests failed", file=sys.stderr)
+                print("payconform: some conformance tests failed"
+                      + (" or met a profile mismatch (--strict-profile)" if ns.strict_profile else ""),
+                      file=sys.stderr)
         elif code > 128:
             print(f"payconform: the run was interrupted ({signal.Signals(code - 128).name}); the report holds the "
                   "tests that finished", file=sys.stderr)

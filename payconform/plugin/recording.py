@@ -15,6 +15,7 @@ import pytest
 from ..pacing import accounting
 from .. import contract as _contract
 from ..results import records as _results
+from ..results.mismatch import ProfileMismatch
 from ..client import TargetError
 from ..checks.expect import ContractViolation
 from .markers import active_for, needs, requirement_ids
@@ -103,9 +104,19 @@ def _failure_message(state: PayconformState, call) -> str | None:
     return state.redactor.redact(text)
 
 
+def _mismatch_longrepr(report: pytest.TestReport, call) -> None:
+    """A ``ProfileMismatch``'s reason as pytest shows a skip's (``Skipped: <reason>``), so the terminal, JUnit
+    and results.json carry the mismatch record and not the exception's class name."""
+    if report.skipped and call.excinfo is not None and isinstance(call.excinfo.value, ProfileMismatch) \
+            and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        path, line, _ = report.longrepr
+        report.longrepr = (path, line, f"Skipped: {call.excinfo.value.msg}")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call):
     report = yield
+    _mismatch_longrepr(report, call)
     rec = _ensure_record(item) if active_for(item) else None
     if rec is not None:
         state = get_state(item.config)

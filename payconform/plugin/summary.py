@@ -14,6 +14,7 @@ from ..results import records as _results
 from ..results.causes import failure_causes
 from ..pacing.cost import cost_line, estimate, run_cost
 from ..results.html import write_report
+from ..results.mismatch import merge, override_yaml
 from ..pacing.tiers import FUZZ_MINIMUM, Pace, Tier
 from ..results.verdicts import Verdict
 from .session import STATE, PayconformState
@@ -75,6 +76,7 @@ def _results_data(state: PayconformState) -> dict:
         "contract_version": state.contract.version if state.contract is not None else "unknown",
         "pytest_args": args,
         "run_slow": state.run_slow,
+        "strict_profile": bool(state.config.getoption("payconform_strict_profile")),
         "tier": state.tier.name,
         "select": state.select,
     }
@@ -106,6 +108,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     state.results = data
     state.written["results"] = _results.write_json(state.report_dir / "results.json", data)
     state.written["html"] = write_report(state.report_dir, data, state.contract, state.redactor)
+    if data["run"]["strict_profile"] and data.get("profile_mismatches") and session.exitstatus == 0:
+        session.exitstatus = 1  # --strict-profile: a mismatch fails the run
 
 
 def _skip_label(row: dict) -> str:
@@ -114,6 +118,26 @@ def _skip_label(row: dict) -> str:
     if verdict is not None and verdict.is_skip and verdict is not Verdict.SKIPPED:
         return verdict.label
     return row.get("skip_reason") or Verdict.SKIPPED.label
+
+
+def _mismatch_lines(tr, data: dict, count: int) -> None:
+    """The profile entries a user sets to fit the deployment, with the override that fits where it was told."""
+    rows = data.get("profile_mismatches") or []
+    if not rows:
+        return
+    strict = data["run"].get("strict_profile")
+    tr.write_line(f"{count} check{'s' if count != 1 else ''} could not run as written: your deployment's choices "
+                  "differ from the profile: set these entries in the target file's `profile:`"
+                  + (" (--strict-profile: the run fails)" if strict else ""), red=bool(strict), yellow=not strict)
+    for row in rows:
+        expected = f" (the profile says: {row['expected']})" if row.get("expected") is not None else ""
+        tr.write_line(f"  {row['entry']}: {row['seen']}{expected} [{len(row['tests'])} test"
+                      f"{'s' if len(row['tests']) != 1 else ''}]")
+    merged = merge(row.get("override") for row in rows)
+    if merged:
+        tr.write_line("  the override that fits what the target showed:")
+        for line in override_yaml(merged).splitlines():
+            tr.write_line(f"    {line}")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
@@ -127,12 +151,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     tr.write_sep("=", "payconform")
     skip_by: dict[str, int] = {}
     for row in tests:
-        if row["outcome"] == "skipped":
+        if row["outcome"] == "skipped" and row["verdict"] != Verdict.PROFILE_MISMATCH.value:
             label = _skip_label(row)
             skip_by[label] = skip_by.get(label, 0) + 1
     skipped = ", ".join(f"{k}: {v}" for k, v in sorted(skip_by.items(), key=lambda kv: (-kv[1], kv[0])))
-    tr.write_line(f"tests: {t['passed']} passed, {t['failed'] + t['errors']} failed, {t['skipped']} skipped"
-                  + (f" ({skipped})" if skipped else "") + (f", {t['not_run']} not run" if t["not_run"] else ""))
+    mismatches = (f"{t['profile_mismatches']} profile mismatch{'es' if t['profile_mismatches'] != 1 else ''}, "
+                  if t["profile_mismatches"] else "")
+    tr.write_line(f"tests: {t['passed']} passed, {t['failed'] + t['errors']} failed, {mismatches}"
+                  f"{t['skipped']} skipped" + (f" ({skipped})" if skipped else "")
+                  + (f", {t['not_run']} not run" if t["not_run"] else ""))
     tr.write_line(f"requirements covered: {t['covered']} of {t['requirements']}")
     cost = data.get("cost")
     if cost:
@@ -143,7 +170,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     for row in data.get("unlock") or []:
         tr.write_line(f"  would unlock {row['requirements']} requirement(s) ({row['tests']} tests): "
                       f"{row['supplied_by']}")
-    for group in failure_causes(tests):
+    _mismatch_lines(tr, data, t["profile_mismatches"])
+    for group in failure_causes(tests, state.contract):
         tr.write_line(f"  {len(group['tests'])} failures have one cause: {group['cause']}", red=True)
     failed = [r for r in tests if r["verdict"] == Verdict.FAILED.value]
     if failed:

@@ -6,7 +6,8 @@ suite's expected-failure files, a run fails on a new failure, on an expected fai
 (remove it: the fix must not be hidden), on an unexpected skip (skips hide fixes, test262's lesson), and
 on an entry that matched nothing (a renamed test must not leave a stale exemption behind). Misses of
 approximate-timing requirements (``level: observe``) are warnings, errors only with
-``warnings_as_errors``.
+``warnings_as_errors``; a profile mismatch the baseline does not expect is a warning, an error only with
+``strict_profile``, and one it expects that now runs is an error like an expected skip that runs.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from .verdicts import Verdict
 
 # an entry's `expect`: `failed` stands for every failure verdict (warnings too), `skipped` for every skip verdict
 EXPECT_FAILED, EXPECT_SKIPPED = Verdict.FAILED.value, Verdict.SKIPPED.value
+EXPECT_MISMATCH = Verdict.PROFILE_MISMATCH.value
+EXPECTS = (EXPECT_FAILED, EXPECT_SKIPPED, EXPECT_MISMATCH)
 BASELINE_VERSION = 1
 HEADER = """\
 # payconform baseline: expected failures and expected skips of one deployment, for CI gates.
@@ -35,7 +38,7 @@ HEADER = """\
 # unexpected skip, and on an entry that matched no test of the run.
 #   test          pytest node id (* and ? are wildcards)
 #   requirements  requirement ids the entry is about (the test's ids; empty = any)
-#   expect        failed | skipped
+#   expect        failed | skipped | profile_mismatch
 #   reason        why (a ticket, a limitation of the deployment)
 # `tier` is the tier of the run it was written from (--tier): a run of another tier is gated only on the
 # tests it ran, and says so.
@@ -84,8 +87,8 @@ def load(path: str | Path) -> list[Entry]:
         raise BaselineError(f"cannot read the baseline {path}: {exc}") from None
     entries = []
     for i, raw in enumerate(data.get("expected") or []):
-        if not isinstance(raw, dict) or not raw.get("test") or raw.get("expect") not in (EXPECT_FAILED, EXPECT_SKIPPED):
-            raise BaselineError(f"{path}: entry {i + 1} needs `test` and `expect: failed|skipped`")
+        if not isinstance(raw, dict) or not raw.get("test") or raw.get("expect") not in EXPECTS:
+            raise BaselineError(f"{path}: entry {i + 1} needs `test` and `expect: {'|'.join(EXPECTS)}`")
         if not str(raw.get("reason") or "").strip():
             raise BaselineError(f"{path}: entry {i + 1} ({raw['test']}) needs a `reason`")
         entries.append(Entry(test=str(raw["test"]), expect=raw["expect"], reason=str(raw["reason"]).strip(),
@@ -103,8 +106,8 @@ def _failure_reason(row: Mapping[str, Any]) -> str:
 
 
 def entries_from_results(results: Mapping[str, Any], reason: str | None = None) -> list[Entry]:
-    """One entry per failed or skipped test of a run (skips for lack of --run-slow are a choice of the
-    run, not of the deployment, and are left out)."""
+    """One entry per failed, skipped or mismatched test of a run (skips for lack of --run-slow are a choice
+    of the run, not of the deployment, and are left out)."""
     out = []
     for row in results.get("tests") or []:
         verdict = Verdict.of(row.get("verdict"))
@@ -113,6 +116,9 @@ def entries_from_results(results: Mapping[str, Any], reason: str | None = None) 
         if verdict.is_failure:
             out.append(Entry(row["nodeid"], EXPECT_FAILED, reason or _failure_reason(row),
                              list(row.get("requirements") or [])))
+        elif verdict.is_mismatch:
+            first = (row.get("skip_reason") or verdict.label).splitlines()[0]
+            out.append(Entry(row["nodeid"], EXPECT_MISMATCH, reason or first, list(row.get("requirements") or [])))
         elif verdict.is_skip and not verdict.chosen_by_run:
             out.append(Entry(row["nodeid"], EXPECT_SKIPPED, reason or (row.get("skip_reason") or "skipped"),
                              list(row.get("requirements") or [])))
@@ -152,7 +158,7 @@ def _in_selection(entry: Entry, results: Mapping[str, Any], contract) -> bool:
 
 
 def check(results: Mapping[str, Any], entries: list[Entry] | None, contract, *,
-          warnings_as_errors: bool = False, tier: str | None = None) -> list[Finding]:
+          warnings_as_errors: bool = False, tier: str | None = None, strict_profile: bool = False) -> list[Finding]:
     """The gate's findings for one run (see the module docstring); marks matched test rows in place:
     a failure the baseline expects gets the verdict ``expected_failure`` and its ``baseline_reason``.
     Without a baseline (``None``) only failures and warnings count: skips are the target's business.
@@ -171,6 +177,7 @@ def check(results: Mapping[str, Any], entries: list[Entry] | None, contract, *,
         used.update(i for i, _ in matching)
         fail_entry = next((e for _, e in matching if e.expect == EXPECT_FAILED), None)
         skip_entry = next((e for _, e in matching if e.expect == EXPECT_SKIPPED), None)
+        mismatch_entry = next((e for _, e in matching if e.expect == EXPECT_MISMATCH), None)
         if verdict in (Verdict.FAILED, Verdict.EXPECTED_FAILURE):
             if fail_entry is None:
                 findings.append(Finding("new_failure", "error", "failed and not in the baseline", row["nodeid"], reqs))
@@ -187,9 +194,17 @@ def check(results: Mapping[str, Any], entries: list[Entry] | None, contract, *,
                 findings.append(Finding("expected_failure_passed", "error",
                                         f"passes now: remove it from the baseline (reason was: {fail_entry.reason})",
                                         row["nodeid"], reqs))
-            if skip_entry is not None:
-                findings.append(Finding("expected_skip_ran", "error",
-                                        f"ran now: remove it from the baseline (reason was: {skip_entry.reason})",
+            for kind, entry in (("expected_skip_ran", skip_entry), ("expected_mismatch_ran", mismatch_entry)):
+                if entry is not None:
+                    findings.append(Finding(kind, "error",
+                                            f"ran now: remove it from the baseline (reason was: {entry.reason})",
+                                            row["nodeid"], reqs))
+        elif verdict is Verdict.PROFILE_MISMATCH:
+            if mismatch_entry is not None:
+                row["baseline_reason"] = mismatch_entry.reason
+            elif strict_profile or gate_skips:
+                first = (row.get("skip_reason") or verdict.value).splitlines()[0]
+                findings.append(Finding("unexpected_mismatch", "error" if strict_profile else "warning", first,
                                         row["nodeid"], reqs))
         elif verdict is not None and verdict.is_skip:
             if skip_entry is not None:
@@ -210,14 +225,16 @@ def check(results: Mapping[str, Any], entries: list[Entry] | None, contract, *,
 
 
 def apply(results: dict, entries: list[Entry] | None, contract, baseline_name: str | None, *,
-          warnings_as_errors: bool = False, tier: str | None = None) -> dict:
+          warnings_as_errors: bool = False, tier: str | None = None, strict_profile: bool = False) -> dict:
     """``results`` with the gate applied: verdicts of expected failures, requirement rows recomputed,
     and a ``gate`` section (see payconform/schemas/results.schema.json)."""
-    findings = check(results, entries, contract, warnings_as_errors=warnings_as_errors, tier=tier)
+    findings = check(results, entries, contract, warnings_as_errors=warnings_as_errors, tier=tier,
+                     strict_profile=strict_profile)
     out = build_results(run=results.get("run") or {}, tests=results.get("tests") or [], contract=contract)
     out["gate"] = {
         "baseline": baseline_name,
         "warnings_as_errors": warnings_as_errors,
+        "strict_profile": strict_profile,
         "passed": not any(f.severity == "error" for f in findings),
         "findings": [f.as_dict() for f in findings],
     }

@@ -10,6 +10,7 @@ import jinja2
 
 from .. import paths
 from .causes import failure_causes
+from .mismatch import merge, override_yaml, summary
 from ..contract import DEFAULT_PARTS
 from ..redact import Redactor
 from .records import totals
@@ -65,13 +66,20 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
     tests = {}
     for t in results.get("tests") or []:
         tests[t["nodeid"]] = dict(t, parsed=split_message(t.get("message")))
+    mismatches = results.get("profile_mismatches")
+    if mismatches is None:
+        mismatches = summary(results.get("tests") or [])
+    merged = merge(m.get("override") for m in mismatches)
     html = _environment().get_template("report.html.j2").render(
         run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests,
         labels={v.value: v.label for v in Verdict}, verdicts=list(Verdict),
         gate_failing={v.value for v in Verdict if v.fails_gate}, findings=FAILURE_VERDICTS,
         untestable={v.value for v in Verdict if not v.testable}, gate=results.get("gate"),
         unlock=results.get("unlock") or [], cost=cost,
-        causes=failure_causes(results.get("tests") or []),
+        causes=failure_causes(results.get("tests") or [], contract),
+        mismatches=mismatches, mismatched_tests=len({n for m in mismatches for n in m["tests"]}),
+        mismatch_yaml=override_yaml(merged) if merged else "",
+        untold=[m["entry"] for m in mismatches if not m.get("override")],
     )
     return redactor.redact(html) if redactor is not None else html
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from . import mismatch as _mismatch
 from .skips import verdict_of
 from .unlock import unlock_rows
 from .verdicts import Verdict, worst
@@ -157,6 +158,11 @@ class ResultCollector:
             row["verdict"] = verdict.value
             if verdict is Verdict.NOT_RUN:
                 row["outcome"] = "not_run"
+        found = _mismatch.read(row["skip_reason"]) if row["verdict"] == Verdict.PROFILE_MISMATCH.value else None
+        if found is not None:
+            row["mismatch"] = found.as_dict()
+        else:
+            row.pop("mismatch", None)
 
     def not_run(self, nodeid: str, requirements: list[str], needs: list[str], reason: str) -> None:
         """The row of a test the run never started or never finished (interrupted, out of time)."""
@@ -242,7 +248,11 @@ def requirement_rows(contract, tests: Iterable[Mapping]) -> list[dict]:
 def build_results(*, run: Mapping[str, Any], tests: list[dict], contract) -> dict:
     apply_levels(contract, tests)
     reqs = requirement_rows(contract, tests)
-    return {"run": dict(run), "tests": tests, "requirements": reqs, "unlock": unlock_rows(tests, reqs)}
+    out = {"run": dict(run), "tests": tests, "requirements": reqs, "unlock": unlock_rows(tests, reqs)}
+    mismatches = _mismatch.summary(tests)
+    if mismatches:
+        out["profile_mismatches"] = mismatches
+    return out
 
 
 def totals(results: Mapping) -> dict:
@@ -256,12 +266,14 @@ def totals(results: Mapping) -> dict:
         req_by[r["verdict"]] = req_by.get(r["verdict"], 0) + 1
     testable = sum(1 for r in reqs if (v := Verdict.of(r["verdict"])) is None or v.testable)
     covered = sum(1 for r in reqs if (v := Verdict.of(r["verdict"])) is not None and v.covered)
+    mismatched = Verdict.PROFILE_MISMATCH.value
     return {
         "tests": len(tests),
         "passed": sum(1 for t in tests if t["outcome"] == "passed"),
         "failed": sum(1 for t in tests if t["outcome"] == "failed"),
         "errors": sum(1 for t in tests if t["outcome"] == "error"),
-        "skipped": sum(1 for t in tests if t["outcome"] == "skipped"),
+        "skipped": sum(1 for t in tests if t["outcome"] == "skipped" and t["verdict"] != mismatched),
+        "profile_mismatches": sum(1 for t in tests if t["verdict"] == mismatched),
         "not_run": sum(1 for t in tests if t["outcome"] == "not_run"),
         "test_verdicts": by_verdict,
         "requirements": len(reqs),
@@ -275,12 +287,14 @@ def totals(results: Mapping) -> dict:
 
 def overall_verdict(results: Mapping, test_verdicts: Mapping[str, int]) -> str:
     """``passed``, ``warning`` or ``failed``: the gate's verdict when a baseline was applied, else
-    failed on any test whose verdict fails a gate, warning on any approximate-timing miss."""
+    failed on any test whose verdict fails a gate (a profile mismatch too in a ``strict_profile`` run),
+    warning on any approximate-timing miss."""
     gate = results.get("gate")
     if gate:
         return (Verdict.PASSED if gate.get("passed") else Verdict.FAILED).value
     present = [Verdict.of(v) for v, n in test_verdicts.items() if n]
-    if any(v is not None and v.fails_gate for v in present):
+    strict = bool((results.get("run") or {}).get("strict_profile"))
+    if any(v is not None and (v.fails_gate or (strict and v.is_mismatch)) for v in present):
         return Verdict.FAILED.value
     return (Verdict.WARNING if Verdict.WARNING in present else Verdict.PASSED).value
 

@@ -1,4 +1,5 @@
-"""Skip reasons the report reads: what a test needs that the target or the run lacks, and "not run".
+"""Skip reasons the report reads: what a test needs that the target or the run lacks, "not run", and a
+profile mismatch (``payconform.results.mismatch``, whose record its reason is).
 
 A test that cannot run skips with a ``Needs``: ``Needs(Kind.OPERATOR, "cannot issue_key").skip()`` shows the
 user "needs operator: cannot issue_key". The report reads the reason back with ``read`` (the verdict,
@@ -15,6 +16,7 @@ from typing import NoReturn
 import pytest
 
 from ..target import CREDENTIAL_NAMES
+from . import mismatch
 from .verdicts import Verdict
 
 PREFIX = "needs "
@@ -99,5 +101,7 @@ def verdict_of(reason: str | None) -> Verdict:
     """The verdict of a test skipped with ``reason``."""
     if (reason or "").strip().startswith(NOT_RUN):
         return Verdict.NOT_RUN
+    if mismatch.read(reason) is not None:
+        return Verdict.PROFILE_MISMATCH
     need = read(reason)
     return need.kind.verdict if need is not None else Verdict.SKIPPED

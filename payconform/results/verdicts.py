@@ -19,6 +19,7 @@ class Group(Enum):
     FAILURE = "failure"  # the target did not do what the spec says (a test's finding)
     PASS = "pass"
     NOT_RUN = "not_run"  # the run ended before the test did
+    MISMATCH = "mismatch"  # the target chose otherwise than the profile, where the spec does not show the choice
     SKIP = "skip"  # the test could not run against this target or with this run's options
     UNTESTED = "untested"  # a requirement no test checks
 
@@ -56,6 +57,8 @@ class Verdict(Enum):
     EXPECTED_FAILURE = ("expected_failure", _Meaning("expected failure", Look("#f1e0f5", "#6a1b7a", "#b5179e"),
                                                      Group.FAILURE))
     NOT_RUN = ("not_run", _Meaning("not run", Look("#e2e8f0", "#1e293b", "#64748b"), Group.NOT_RUN))
+    PROFILE_MISMATCH = ("profile_mismatch", _Meaning("profile mismatch", Look("#dbeafe", "#1e3a8a", "#3b82f6"),
+                                                     Group.MISMATCH))
     PASSED = ("passed", _Meaning("passed", Look("#d8f3dc", "#1b5e20", "#52b788"), Group.PASS, covered=True))
     NEEDS_OPERATOR = ("needs_operator", _Meaning("needs operator", Look(*_NEEDS_LOOK, "#ffd166"), Group.SKIP))
     NEEDS_CLOCK = ("needs_clock", _Meaning("needs clock", Look(*_NEEDS_LOOK, "#e9c46a"), Group.SKIP))
@@ -115,6 +118,12 @@ class Verdict(Enum):
     @property
     def is_skip(self) -> bool:
         return self.group is Group.SKIP
+
+    @property
+    def is_mismatch(self) -> bool:
+        """The target chose otherwise than the profile: neither a finding nor a skip, and no failed run unless
+        ``--strict-profile``."""
+        return self.group is Group.MISMATCH
 
     @property
     def for_tests(self) -> bool:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from payconform.suite import Exchange, expect, run_contract
+from payconform.suite import Exchange, ProfileMismatch, expect, run_contract
 
 from .profile import require_named, unshown_entry
 
@@ -44,8 +44,9 @@ def member(ex: Exchange, *path: str | int) -> Any:
     """The value at ``path`` in the exchange's JSON body; a failure naming the path when it is missing.
 
     Where the spec does not show the answer of the exchange's operation, the first step must be a field the
-    profile entry names (else ``NotNamed``: the test demands what nothing describes), and a failure names the
-    entry, so a target that answers otherwise is judged by the profile it gives."""
+    profile entry names (else ``NotNamed``: the test demands what nothing describes); a success answer without
+    a field only the profile names (its `response.fields`, its list envelope) is a ``ProfileMismatch`` of that
+    entry (the deployment shaped its answer otherwise), and any other absence is a failure naming the entry."""
     contract = run_contract()
     op_id = getattr(ex, "op_id", None)
     unshown = op_id in contract.unshown_answers()
@@ -57,9 +58,26 @@ def member(ex: Exchange, *path: str | int) -> Any:
         here = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[: depth + 1]).lstrip(".")
         present = (isinstance(step, int) and isinstance(value, list) and 0 <= step < len(value)) or (
             isinstance(step, str) and isinstance(value, dict) and step in value)
+        entry = _profile_entry(contract, str(op_id), step) if unshown and depth == 0 else None
+        if not present and entry is not None and 200 <= ex.status < 300:
+            keys = sorted(value)[:12] if isinstance(value, dict) else type(value).__name__
+            raise ProfileMismatch(entry, f"the {op_id} answer has no `{here}` (it carries {keys})",
+                                  expected=f"the answer carries `{here}`", exchange=ex)
         expect(present, f"the answer has no `{here}`{source}", ex)
         value = value[step]
     return value
+
+
+def _profile_entry(contract: Any, op_id: str, name: Any) -> str | None:
+    """The profile entry that alone names ``name`` in ``op_id``'s unshown answer: its `response.fields` or its
+    list envelope (`page.items`, ...); None for a property of a `response.shape`, which a spec component
+    requires, so its absence stays a failure."""
+    op = contract.operation(op_id)
+    if name in (op.get("response") or {}).get("fields") or []:
+        return f"operations.{op_id}.response.fields"
+    page = op.get("page") or {}
+    keys = [key for key in ("items", "cursor", "has_more") if page.get(key) == name]
+    return f"operations.{op_id}.page.{keys[0]}" if keys else None
 
 
 def find_member(value: Any, name: str) -> Any:
