@@ -1,7 +1,11 @@
 """``Api``: the suites' HTTP client for a target, over the one transport (``payconform.transport.sender``).
 
 - paths are relative to ``base_url``; ``{orgId}`` is filled with the client's organization;
-- ``Api.op(op_id, ...)`` takes method, path and idempotency from the merged profile;
+- ``Api.op(op_id, ...)`` takes method, path and idempotency from the merged profile; an operation whose path
+  comes from the profile (the spec does not show it) that the target does not serve (404 ``ROUTE_NOT_FOUND``,
+  405) raises ``ProfileMismatch`` naming the profile entry, unless the call says ``route_mismatch=False``;
+- ``Api.op`` sends a JSON body's fields under the names the operation's ``body_fields`` gives them (the
+  deployment's own names, ``payconform.profile.bodies``);
 - ``idempotency_key=AUTO`` sends a fresh key (``pc-<uuid4 hex>``) where one is required or accepted;
 - ``credential=AUTO`` sends the client's key in ``x-api-key``; ``None`` sends none;
 - Mode B: a client whose credential is a signing key id (the target's ``signing_key_id``, or any key id
@@ -24,7 +28,9 @@ import httpx
 
 from . import contract as _contract
 from . import redact as _redact
+from .profile import bodies as _bodies
 from .results import records as _results
+from .results.mismatch import ProfileMismatch
 from . import signer as _signer
 from .transport.sender import MAX_429_RETRIES, MAX_BODY, Exchange, RequestInfo, SafetyError, TargetError, Transport, new_idempotency_key
 from .context import RunContext
@@ -166,8 +172,13 @@ class Api:
     def op(self, op_id: str, *, json: Any = _NO_BODY, content: bytes | str | None = None, params: Any = None,
            headers: Mapping[str, str] | None = None, idempotency_key: Any = AUTO, credential: Any = AUTO,
            raw: bool = False, timeout: float | None = None, allow_live_refusal: bool = False,
-           **path_params: Any) -> Exchange:
+           route_mismatch: bool = True, **path_params: Any) -> Exchange:
         """Call a named operation; method, path and idempotency come from the merged profile.
+
+        An operation the profile places (``source: profile``: the spec names it but shows no path) answered
+        404 ``ROUTE_NOT_FOUND`` or 405 is a route this deployment placed elsewhere: ``ProfileMismatch`` naming
+        ``operations.<op_id>.path`` (``.method`` for 405). ``route_mismatch=False`` returns that answer instead,
+        for a caller that judges it. A route the spec shows stays the caller's to judge: its 404 is a failure.
 
         ``allow_live_refusal=True`` lets a live key through the guard for one call of an operation the profile
         marks ``sandbox_only`` and neither ``money_write`` nor ``moves_money``: a write the spec promises to
@@ -191,13 +202,22 @@ class Api:
         if extra:
             raise TypeError(f"operation {op_id} ({method} {template}) has no path parameter(s): {', '.join(extra)}")
         path = re.sub(r"\{(\w+)\}", lambda m: quote(str(values[m.group(1)]), safe=""), template)
-        if op.get("source") == "profile":
+        if json is not _NO_BODY and op.get("body_fields"):
+            json = _bodies.rename(json, op["body_fields"])  # the deployment's names for the profile body's fields
+        placed = op.get("source") == "profile"
+        if placed:
             rec = _results.current()
             if rec is not None:
                 rec.use_op(op_id)
-        return self._send(method, path, json=json, content=content, params=params, headers=headers,
-                          idempotency_key=idempotency_key, credential=credential, raw=raw, timeout=timeout,
-                          op_id=op_id, op=op, allow_live_refusal=allow_live_refusal)
+        ex = self._send(method, path, json=json, content=content, params=params, headers=headers,
+                        idempotency_key=idempotency_key, credential=credential, raw=raw, timeout=timeout,
+                        op_id=op_id, op=op, allow_live_refusal=allow_live_refusal)
+        missing = _missing_route(ex) if placed and route_mismatch else None
+        if missing is not None:
+            field = "method" if ex.status == 405 else "path"
+            raise ProfileMismatch(f"operations.{op_id}.{field}", f"the target has no route {method} {template} "
+                                  f"({missing})", expected=f"{method} {template}", exchange=ex)
+        return ex
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -236,3 +256,16 @@ class Api:
         if op is not None and op.get("idempotency") is not None:
             return str(op.get("idempotency")).lower() in ("required", "optional")
         return method in WRITE_METHODS
+
+
+def _missing_route(ex: Exchange) -> str | None:
+    """``404 ROUTE_NOT_FOUND`` or ``405`` when the answer says the target has no such route or method, else None."""
+    if ex.status == 405:
+        return "405"
+    if ex.status != 404:
+        return None
+    try:
+        body = _json.loads(ex.content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return "404 ROUTE_NOT_FOUND" if isinstance(body, dict) and body.get("type") == "ROUTE_NOT_FOUND" else None

@@ -1,6 +1,8 @@
-"""``payconform run | check | serve | receiver | baseline update | report diff`` and ``payconform --version``.
+"""``payconform run | check | profile check | profile suggest | serve | receiver | baseline update | report diff``
+and ``payconform --version``.
 
-``parser`` holds the command line; ``run``, ``check``, ``gate``, ``serve`` and ``reports`` one command each;
+``parser`` holds the command line; ``run``, ``check``, ``gate``, ``profile``, ``serve`` and ``reports`` one
+command each;
 ``payconform receiver`` is the webhook-receiver kit (``payconform.receiver``).
 """
 
@@ -12,6 +14,7 @@ from typing import Sequence
 from ..receiver import cli as receiver_cli
 from .check import cmd_check
 from .parser import build_parser
+from .profile import cmd_profile
 from .reports import cmd_baseline, cmd_report
 from .run import cmd_run
 from .serve import cmd_serve
@@ -31,6 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(ns, extra)
     if ns.command == "check":
         return cmd_check(ns)
+    if ns.command == "profile":
+        return cmd_profile(ns)
     if ns.command == "receiver":
         return receiver_cli.run(ns)
     if ns.command == "serve":

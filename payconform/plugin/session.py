@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from ..pacing import tiers as _tiers
 from ..pacing.cost import run_started
 from ..operator import load_operator
 from ..pacing.files import run_db_path
+from ..profile.resolve import fold_document
 from ..run import RUN, Run
 from ..target import Target, TargetConfigError
 from .options import base_url, target_overrides
@@ -135,6 +137,10 @@ def _configure(state: PayconformState) -> None:
         raise TargetConfigError("payconform: target flags were given without --target or --base-url")
 
     target = state.target
+    if target is not None and not state.is_worker and target.openapi:
+        # once, before the workers: the target file they load carries the document's entries in its profile
+        for note in fold_document(target):
+            print(f"payconform: openapi: {note}", file=sys.stderr)
     if target is not None:
         state.redactor.add(*target.secrets())
     state.contract = _contract.Contract.load(profile_overrides=target.profile if target else None)

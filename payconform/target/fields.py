@@ -38,13 +38,14 @@ TOP_LEVEL_FIELDS = (
     "rate_limit",
     "ip_rate_limit",
     "request_timeout",
+    "openapi",
 )
 # Scalar overrides accepted by Target.load(overrides=...) besides credential names.
 OVERRIDE_FIELDS = ("base_url", "org_id", "other_org_id", "operator_url", "operator_token", "operator_adapter",
-                   "rate_limit", "ip_rate_limit", "request_timeout", "webhook_listen", "webhook_public_url")
+                   "rate_limit", "ip_rate_limit", "request_timeout", "webhook_listen", "webhook_public_url", "openapi")
 # The overrides a command line can give, in the order they are applied.
 FLAG_FIELDS = ("base_url", "org_id", "other_org_id", "operator_url", "operator_token", "rate_limit",
-               "webhook_listen", "webhook_public_url", *CREDENTIAL_NAMES)
+               "webhook_listen", "webhook_public_url", "openapi", *CREDENTIAL_NAMES)
 # Flags that set a field of the target file's `webhooks` section.
 WEBHOOK_FLAGS = {"webhook_listen": "listen", "webhook_public_url": "public_url"}
 ENV_PREFIX = "env:"

@@ -28,6 +28,15 @@ def _default_operator() -> dict:
     return {"adapter": "none"}
 
 
+def _document_location(value: Any, base: Path) -> Any:
+    """The ``openapi`` field as the run uses it: a URL as given, a relative file path made absolute from
+    ``base`` (the target file's directory, or the working directory for a flag), so a copy of the target file
+    written elsewhere still names the same document."""
+    if not isinstance(value, str) or not value or value.startswith(("http://", "https://")):
+        return value
+    return str((base / Path(value).expanduser()).resolve())
+
+
 @dataclass
 class Target:
     base_url: str
@@ -40,6 +49,7 @@ class Target:
     rate_limit: int = 100
     ip_rate_limit: int = 2000
     request_timeout: float = 10.0
+    openapi: str | None = None  # the deployment's OpenAPI document: an absolute file path or a URL on its host
     source: Path | None = None
     # name -> "env:NAME" for values that were read from the environment (kept as references on dump)
     env_refs: dict[str, str] = field(default_factory=dict, repr=False)
@@ -115,6 +125,8 @@ class Target:
         if not isinstance(profile, Mapping):
             problems.append("profile must be a mapping (overrides of contract/profile.default.yaml)")
             profile = {}
+        if data.get("openapi") is not None:
+            data["openapi"] = _document_location(data["openapi"], source.parent if source else Path.cwd())
 
         # -- overrides (CLI flags) -------------------------------------------------------------
         for key, value in (overrides or {}).items():
@@ -133,6 +145,8 @@ class Target:
                 operator["token"] = value
             elif key == "operator_adapter":
                 operator["adapter"] = value
+            elif key == "openapi":
+                data["openapi"] = _document_location(value, Path.cwd())
             elif key in WEBHOOK_FLAGS and isinstance(webhooks, Mapping):
                 webhooks = {**webhooks, WEBHOOK_FLAGS[key]: value}
             elif key in OVERRIDE_FIELDS:
@@ -176,6 +190,7 @@ class Target:
             rate_limit=data.get("rate_limit", 100),
             ip_rate_limit=data.get("ip_rate_limit", 2000),
             request_timeout=data.get("request_timeout", 10.0),
+            openapi=data.get("openapi"),
             source=source,
             env_refs=env_refs,
         )
@@ -278,6 +293,8 @@ class Target:
             ip_rate_limit=self.ip_rate_limit,
             request_timeout=self.request_timeout,
         )
+        if self.openapi:
+            out["openapi"] = self.openapi
         return out
 
     def dump(self, path: str | Path) -> Path:

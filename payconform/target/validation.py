@@ -100,6 +100,15 @@ def problems(target: Target) -> list[str]:
     elif not (isinstance(adapter, str) and re.match(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", adapter)):
         found.append(f"operator.adapter must be 'reference', 'none' or 'package.module:Class', got {adapter!r}")
 
+    document = target.openapi
+    if document is not None:
+        if not isinstance(document, str) or not document:
+            found.append(f"openapi must be a file path or a URL of the deployment's OpenAPI document, got {document!r}")
+        elif document.startswith(("http://", "https://")) and isinstance(url, str) \
+                and urlsplit(document).netloc.lower() != urlsplit(url).netloc.lower():
+            found.append(f"openapi {document!r} is not on the target's host {urlsplit(url).netloc!r}: the suite "
+                         "sends nothing elsewhere (save the document and give its file path)")
+
     if not isinstance(target.webhooks, Mapping):
         found.append("webhooks must be a mapping")
     return found
