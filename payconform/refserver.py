@@ -44,6 +44,7 @@ class RefServer:
         *,
         db: str | Path | None = None,
         mutant: str | None = None,
+        choices: str | None = None,
         operator_token: str | None = None,
         startup_timeout: float = 60.0,
         module: str | None = None,
@@ -56,6 +57,7 @@ class RefServer:
         self.port = port
         self.db = str(db) if db else None
         self.mutant = mutant
+        self.choices = choices  # the reference's `--choices` configuration (None: its default)
         self.operator_token = operator_token or secrets.token_urlsafe(24)
         self.startup_timeout = startup_timeout
         # PAYCONFORM_REFERENCE_MODULE runs another implementation with the same command line (tests use a fake)
@@ -95,6 +97,8 @@ class RefServer:
             cmd += ["--db", self.db]
         if self.mutant:
             cmd += ["--mutant", self.mutant]
+        if self.choices:
+            cmd += ["--choices", self.choices]
         return cmd + self.extra_args
 
     def start(self) -> "RefServer":

@@ -21,6 +21,7 @@ from types import FrameType
 import uvicorn
 
 from . import mutants
+from .choices import CONFIGURATIONS
 from .app import build_app
 from .core.http_protocol import ErrorBodyH11Protocol
 from .reference import Config, Reference
@@ -52,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8123, help="0 picks a free port")
     p.add_argument("--db", default=":memory:", help="SQLite file (default: in memory)")
+    p.add_argument("--choices", choices=sorted(CONFIGURATIONS), default="default",
+                   help="what the deployment chose where the spec does not show (paths, envelopes, sandbox rules):"
+                        " `default` (the profile's) or `other`, which chose differently everywhere (its own"
+                        " OpenAPI document is served at /openapi.json)")
     p.add_argument("--mutant", action="append", default=[], metavar="NAME",
                    help="apply a mutant or variant (repeatable; or several comma-separated, applied in order)")
     p.add_argument("--operator-token", default=os.environ.get("PAYCONFORM_OPERATOR_TOKEN"))
@@ -114,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _list(mutants.MUTANTS if args.list_mutants else mutants.VARIANTS, args.json)
         return 0
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    ref = Reference(Config(operator_token=_token(args), db_path=args.db))
+    ref = Reference(Config(operator_token=_token(args), db_path=args.db, choices=CONFIGURATIONS[args.choices]))
     ref.ratelimit.scale(args.rate_limit, args.ip_rate_limit)
     try:
         for name in (name for arg in args.mutant for name in arg.split(",") if name):

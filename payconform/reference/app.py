@@ -1,14 +1,15 @@
-"""Build the Starlette application of one Reference: API routes, operator routes, error handlers."""
+"""Build the Starlette application of one Reference: API routes, operator routes, error handlers, and the
+deployment's own OpenAPI document at `/openapi.json` (outside the API prefix, no credential)."""
 
 from __future__ import annotations
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from . import operator
+from . import openapi, operator
 from .core.errors import ApiError
 from .core.incoming import client_host
 from .pipeline import handle
@@ -39,6 +40,11 @@ def build_app(ref: Reference) -> Starlette:
     ]
     routes += operator.routes(ref)
     routes += public_page.routes(ref)  # the checkout link pages at `shareUrl`, outside the API prefix
+
+    async def openapi_document(request: Request) -> Response:
+        return JSONResponse(openapi.document(ref.operations, ref.choices, API_PREFIX))
+
+    routes.append(Route("/openapi.json", openapi_document, methods=["GET"]))
 
     async def not_found(request: Request, exc: Exception) -> Response:
         """404 and 405 from the router: no route matches this path and method."""

@@ -3,6 +3,8 @@
 Mutants and variants (``payconform/reference/mutants/``) change behaviour by patching attributes of one
 Reference *instance*, never module globals. The patch points:
 
+- ``ref.choices`` - what this deployment chose where the spec does not show (``choices.py``): read, never
+  patched; the parts it concerns were built from it.
 - ``ref.operations[op_id]`` - the Operation per operation id (handler, idempotency mode, scopes,
   audit action, ...); replace one with ``dataclasses.replace`` or use ``ref.wrap_handler(op_id, wrap)``.
   The routing table is built once, but each call looks its Operation up here.
@@ -63,6 +65,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from .choices import DEFAULT, Choices
 from .core import ids
 from .resources.approvals import Approvals
 from .core.audit import AuditLog
@@ -99,11 +102,22 @@ Handler = Callable[[Call], Reply]
 class Config:
     operator_token: str
     db_path: str = ":memory:"
+    choices: Choices = DEFAULT  # what this deployment chose where the spec does not show (`choices.py`)
+
+
+def place_operations(operations: list[Operation], choices: Choices) -> dict[str, Operation]:
+    """The operations by id, each at the method and path the choices give it (its route module's otherwise)."""
+    placed = {}
+    for op in operations:
+        route = choices.routes.get(op.op_id)
+        placed[op.op_id] = op if route is None else dataclasses.replace(op, method=route.method, path=route.path)
+    return placed
 
 
 class Reference:
     def __init__(self, config: Config) -> None:
         self.config = config
+        self.choices = config.choices
         self.store = Store(config.db_path)
         self.clock = Clock(self.store)
         self.auth = Auth(self.store, self.clock)
@@ -114,9 +128,9 @@ class Reference:
         self.faults = Faults()
         self.idempotency = Idempotency(self.store, self.faults)
         self.audit = AuditLog(self.store, self.clock)
-        self.lifecycle = Lifecycle()
-        self.approvals = Approvals()
-        self.pricing = Pricing()
+        self.lifecycle = Lifecycle(config.choices.timeline, config.choices.select_by)
+        self.approvals = Approvals(config.choices.approval_threshold)
+        self.pricing = Pricing(config.choices.select_by, config.choices.corridor_key)
         self.batches = Batches()
         self.events = Events(self.store)
         self.approvals.events = self.events
@@ -124,7 +138,7 @@ class Reference:
         self.cursors = Cursors()
         self.payout_links = PayoutLinks(self.store, self.clock, self.ratelimit)
         self.checkout = CheckoutRules()
-        self.operations: dict[str, Operation] = {op.op_id: op for op in all_operations()}
+        self.operations: dict[str, Operation] = place_operations(all_operations(), config.choices)
         self.response_filters: list[Callable[[Outgoing], None]] = []
         self.new_org_id: Callable[[], str] = ids.org_id
 

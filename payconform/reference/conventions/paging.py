@@ -1,4 +1,4 @@
-"""Opaque, tamper-evident cursors and newest-first paging.
+"""Opaque, tamper-evident cursors, newest-first paging and the envelope of a list answer.
 
 A cursor is bound to its list, organization, mode and filters and signed with a per-server secret, so a
 tampered, truncated, foreign or filter-changed cursor is refused (400 naming `cursor`) instead of
@@ -14,7 +14,7 @@ import json
 import secrets
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.clock import iso
 from ..core.errors import field_error
@@ -22,7 +22,24 @@ from ..core.ids import same_signature
 from ..core.store import Store
 
 if TYPE_CHECKING:
+    from ..choices import Choices
     from ..core.operation import Call, StoreServer
+
+
+class ChoicesServer(Protocol):
+    """The server as a list answer sees it: the deployment's choices name the envelope's keys."""
+
+    choices: Choices
+
+
+def page(call: Call[ChoicesServer], items: list[Any], next_cursor: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A list answer in the envelope the deployment chose for this operation: the array, `extra` (such as
+    `hasMore`), then the next page's cursor when there is one and the list is paged."""
+    envelope = call.ref.choices.envelope(call.op.op_id)
+    body: dict[str, Any] = {envelope.items: items, **extra}
+    if next_cursor and envelope.cursor:
+        body[envelope.cursor] = next_cursor
+    return body
 
 
 class Cursors:

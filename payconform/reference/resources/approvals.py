@@ -53,8 +53,8 @@ def approval_json(row: sqlite3.Row) -> dict[str, Any]:
 
 
 class Approvals:
-    def __init__(self) -> None:
-        self.default_threshold: Decimal | None = Decimal("5000.00")  # the profile's sandbox.approval.threshold
+    def __init__(self, threshold: Decimal) -> None:
+        self.default_threshold: Decimal | None = threshold  # an organization's until the operator sets its own
         self.lifetime = timedelta(hours=24)
         self.required_approvals = 1
         self.events: Events | None = None  # the event store (set by Reference): every status change is announced

@@ -26,7 +26,7 @@ from ..authentication.auth import Principal
 from ..core.clock import Clock, iso
 from .corridors import RATES
 from ..core.errors import ApiError, field_error
-from ..states.lifecycle import Lifecycle, LifecycleServer, scenario_of
+from ..states.lifecycle import Lifecycle, LifecycleServer
 from ..core.money import fmt
 from ..core.operation import Call, Operation, Reply
 from .payout_view import awaiting_funds, payout_json
@@ -137,7 +137,7 @@ def place(call: Call[PayoutServer], order: PayoutOrder, *, approved: bool = Fals
     if not self_funded and ledger.balance(call.ref.store, call.org_id, call.mode, source_currency) < amount:
         raise ApiError("INSUFFICIENT_BALANCE")
     rate = RATES[destination_currency]
-    payout_id = ids.new_id("po")
+    payout_id, scenario = ids.new_id("po"), call.ref.lifecycle.scenario(method["details"], amount)
     call.ref.store.run(
         "INSERT INTO payouts (id, org_id, mode, reference, recipient_id, destination_account_id, source_amount,"
         " source_currency, destination_amount, destination_currency, fee_amount, fee_currency, rate,"
@@ -145,7 +145,7 @@ def place(call: Call[PayoutServer], order: PayoutOrder, *, approved: bool = Fals
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)",
         (payout_id, call.org_id, call.mode, order.reference, method["recipient_id"], account_id, fmt(amount),
          source_currency, fmt((amount - order.fee) * rate), destination_currency, fmt(order.fee), source_currency,
-         str(rate), order.payment_reason, iso(call.now), scenario_of(method["details"]), int(self_funded)),
+         str(rate), order.payment_reason, iso(call.now), scenario, int(self_funded)),
     )
     call.ref.lifecycle.record(call, payout_id, "payout.pending", None, "pending", call.now)
     if not self_funded:

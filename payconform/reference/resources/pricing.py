@@ -13,8 +13,8 @@ The spec shows none of the pricing bodies; these are the profile's choices (`san
   EXACT_OUTPUT_UNSUPPORTED), USDT prices only against a recipient (`indicativePricing: false`,
   INDICATIVE_PRICING_UNAVAILABLE);
 - the network refuses before submission a source amount below the corridor minimum of 0.10
-  (PROVIDER_REJECTED), a single payout above 50,000.00 (PAYOUT_LIMIT_EXCEEDED) and any payout to an account
-  identifier ending `0006` (PAYOUT_REFUSED, final for that recipient);
+  (PROVIDER_REJECTED), a single payout above 50,000.00 (PAYOUT_LIMIT_EXCEEDED) and any payout whose scenario
+  selector (`select_by`: the account identifier, or the amount in minor units) ends `0006` (PAYOUT_REFUSED);
 - an organization whose features list `wallet_unprovisioned` (set by the operator) has no EVM wallet: a
   self-funded payout is 400 WALLET_NOT_PROVISIONED.
 
@@ -37,13 +37,17 @@ from ..core.clock import iso, parse_instant
 from .corridors import FIELDS, RATES
 from ..core.errors import ApiError
 from ..core.ids import same_signature
-from ..states.lifecycle import ACCOUNT_FIELDS
+from ..choices import SelectBy
+from ..states.lifecycle import scenario_tail
 from ..core.money import CENT, fmt
 from ..core.orgs import get_org
 from ..core.store import Store
 
 REFUSED_SCENARIO = "0006"
 DISCLAIMER = ("The recipient may receive less due to fees charged by the recipient's bank and foreign taxes.")
+
+# the query of getIndicativeQuote (its route reads them; the deployment's document lists them)
+QUERY_FIELDS = ("sourceCurrency", "destinationCurrency", "country", "sourceAmount", "destinationAmount")
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,9 @@ def _unb64(text: str) -> bytes:
 
 
 class Pricing:
-    def __init__(self) -> None:
+    def __init__(self, select_by: SelectBy, corridor_key: str) -> None:
+        self.select_by: SelectBy = select_by  # what picks the refused-recipient scenario (the payout lifecycle's)
+        self.corridor_key = corridor_key  # the field of a corridor row that names its destination currency
         self.secret = secrets.token_bytes(32)
         self.lifetime = timedelta(minutes=5)
         self.fee = Decimal("0.50")
@@ -92,7 +98,7 @@ class Pricing:
 
     def corridors(self) -> list[dict[str, Any]]:
         """The routing's corridors: destination currency, kind and capabilities."""
-        return [{"kind": kind, "currency": currency, "sourceCurrencies": ["USD"],
+        return [{"kind": kind, self.corridor_key: currency, "sourceCurrencies": ["USD"],
                  "capabilities": dict(self.capabilities[currency])} for kind, currency in FIELDS]
 
     def capable(self, currency: str, capability: str) -> bool:
@@ -128,9 +134,7 @@ class Pricing:
         if amount > self.single_limit:
             raise ApiError("PAYOUT_LIMIT_EXCEEDED", f"{fmt(amount)} {currency} is over the single payout limit "
                                                     f"of {fmt(self.single_limit)} {currency}.")
-        details = json.loads(details_json)
-        account = next((details[f] for f in ACCOUNT_FIELDS if isinstance(details.get(f), str)), "")
-        if account.endswith(REFUSED_SCENARIO):
+        if scenario_tail(self.select_by, details_json, amount) == REFUSED_SCENARIO:
             raise ApiError("PAYOUT_REFUSED", "The network refuses payouts to this recipient; this is final.")
 
     def has_wallet(self, store: Store, org_id: str) -> bool:

@@ -5,12 +5,11 @@ Deciding is the dashboard's (`operator/approvals.py`); the rules are `approvals.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..resources.approvals import approval_json
 from ..core.errors import ApiError
 from ..core.operation import Call, Operation, Reply
-from ..conventions.paging import by_seq
+from ..conventions.paging import by_seq, page
 
 
 def list_approvals(call: Call) -> Reply:
@@ -21,11 +20,8 @@ def list_approvals(call: Call) -> Reply:
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),
     )
     find = call.ref.approvals.find
-    body: dict[str, Any] = {"data": [approval_json(find(call.ref.store, call.org_id, call.mode, r["id"], call.now))
-                                     for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    rendered = [approval_json(find(call.ref.store, call.org_id, call.mode, r["id"], call.now)) for r in rows]
+    return Reply(200, page(call, rendered, next_cursor))
 
 
 def get_approval(call: Call) -> Reply:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..core.audit import audit_json
 from ..core.operation import Call, Operation, Reply
-from ..conventions.paging import by_id_newest_first
+from ..conventions.paging import by_id_newest_first, page
 
 FILTERS = (("action", "action = ?"), ("resourceId", "resource_id = ?"), ("apiKey", "api_key_prefix = ?"),
            ("actorUserId", "actor_user_id = ?"))
@@ -23,10 +22,7 @@ def list_audit_events(call: Call) -> Reply:
             where.append(clause)
             args.append(value)
     rows, next_cursor = by_id_newest_first(call, table="audit_events", where=where, args=args, limit=limit)
-    body: dict[str, Any] = {"data": [audit_json(r) for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    return Reply(200, page(call, [audit_json(r) for r in rows], next_cursor))
 
 
 OPERATIONS = [

@@ -13,7 +13,7 @@ from ..resources.balances import SANDBOX_CURRENCY
 from ..core.errors import ApiError
 from ..core.money import fmt
 from ..core.operation import Call, Operation, Reply
-from ..conventions.paging import by_id_newest_first
+from ..conventions.paging import by_id_newest_first, page
 from ..core.validate import check
 
 
@@ -71,12 +71,10 @@ def balance_transactions(call: Call) -> Reply:
             where.append(clause)
             args.append(value)
     if ledger.flag(call.ref.store, call.org_id, call.mode, ledger.UNLOADED) is not None:
-        return Reply(200, {"data": [], "hasMore": False})
+        return Reply(200, page(call, [], hasMore=False))
     rows, next_cursor = by_id_newest_first(call, table="balance_transactions", where=where, args=args, limit=limit)
-    body: dict[str, Any] = {"data": [balances.transaction_json(r) for r in rows], "hasMore": next_cursor is not None}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    rendered = [balances.transaction_json(r) for r in rows]
+    return Reply(200, page(call, rendered, next_cursor, hasMore=next_cursor is not None))
 
 
 P = "/payments/organizations/{orgId}"

@@ -3,7 +3,7 @@
 The request body of create is the profile's (`createPayoutBatch`: `externalReferenceId` and `items`, lines
 shaped like `createPayout`); confirm and cancel take none. The run's rules live in `batches.py`
 (`call.ref.batches`); this module reads the request and answers. Lists are cursor-paged
-(`{data, nextCursor?}`, `limit` 1-100, default 20): runs newest first, items in line order.
+(`{data, nextCursor?}` or the deployment's envelope, `limit` 1-100, default 20): runs newest first, items in line order.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from ..resources import batches
 from ..core.errors import ApiError, field_error
 from ..core.operation import Call, Operation, Reply
-from ..conventions.paging import by_seq
+from ..conventions.paging import by_seq, page
 from ..core.validate import check
 
 MAX_LINES = 1000
@@ -43,11 +43,8 @@ def get_batch(call: Call) -> Reply:
     return Reply(200, rules.json(call, rules.find(call, call.params["batchId"])))
 
 
-def _page(rows: list[Any], next_cursor: str | None, render: Any) -> Reply:
-    body: dict[str, Any] = {"data": [render(r) for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+def _page(call: Call, rows: list[Any], next_cursor: str | None, render: Any) -> Reply:
+    return Reply(200, page(call, [render(r) for r in rows], next_cursor))
 
 
 def list_batches(call: Call) -> Reply:
@@ -57,7 +54,7 @@ def list_batches(call: Call) -> Reply:
         where="org_id = ? AND mode = ?", params=(call.org_id, call.mode),
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),
     )
-    return _page(rows, next_cursor, lambda r: rules.json(call, rules.settle(call, r)))
+    return _page(call, rows, next_cursor, lambda r: rules.json(call, rules.settle(call, r)))
 
 
 def list_items(call: Call) -> Reply:
@@ -75,7 +72,7 @@ def list_items(call: Call) -> Reply:
         scope=f"batch-items:{call.org_id}:{call.mode}:{row['id']}:{status or ''}", where=where, params=params,
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"), descending=False,
     )
-    return _page(rows, next_cursor, batches.item_json)
+    return _page(call, rows, next_cursor, batches.item_json)
 
 
 def confirm_batch(call: Call) -> Reply:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..core.errors import field_error
 from ..events.events import EVENT_TYPES
+from ..conventions.paging import page
 from ..core.operation import Call, Operation, Reply
 
 
@@ -23,7 +24,7 @@ def list_events(call: Call) -> Reply:
     call.ref.dispatcher.settle_due(call.org_id)  # the feed is the record: changes that fell due are in it
     events = call.ref.events
     rows = events.feed(call.org_id, call.mode, int(raw_since) if raw_since is not None else None, types, limit)
-    return Reply(200, {"data": [events.envelope(row) for row in rows]})
+    return Reply(200, page(call, [events.envelope(row) for row in rows]))
 
 
 OPERATIONS = [

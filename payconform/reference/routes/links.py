@@ -3,14 +3,13 @@ publish, pause, delete (the rules: `links.py`)."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..resources import links
 from ..core.clock import iso
 from ..core.errors import ApiError
 from ..resources.links import expire_if_due, find_link, link_json
 from ..core.operation import Call, Operation, Reply
-from ..conventions.paging import by_seq
+from ..conventions.paging import by_seq, page
 from ..core.validate import Checker, check
 
 MAX_ITEMS = 20
@@ -67,10 +66,7 @@ def list_links(call: Call) -> Reply:
         limit=q.limit(default=20, low=1, high=100), cursor=q.get("cursor"),
     )
     now = iso(call.now)
-    body: dict[str, Any] = {"data": [link_json(call, expire_if_due(call.ref, r, now)) for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    return Reply(200, page(call, [link_json(call, expire_if_due(call.ref, r, now)) for r in rows], next_cursor))
 
 
 def update_link(call: Call) -> Reply:

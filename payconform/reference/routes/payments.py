@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..resources import payments
 from ..resources.links import find_link
 from ..core.operation import Call, Operation, Reply
-from ..conventions.paging import by_seq
+from ..conventions.paging import by_seq, page
 from ..resources.payments import payment_json, payments_limit
 from ..core.validate import check
 
@@ -41,10 +40,7 @@ def list_payments(call: Call) -> Reply:
         where="org_id = ? AND mode = ? AND link_id = ?", params=(call.org_id, call.mode, link["id"]),
         limit=payments_limit(q.get("limit")), cursor=q.get("cursor"),
     )
-    body: dict[str, Any] = {"data": [payment_json(call, r) for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    return Reply(200, page(call, [payment_json(call, r) for r in rows], next_cursor))
 
 
 def sandbox_scenarios(call: Call) -> Reply:

@@ -7,7 +7,7 @@ from typing import Any
 from ..resources import payouts
 from ..core.errors import field_error
 from ..core.operation import Call, Operation, Reply
-from ..conventions.paging import by_seq
+from ..conventions.paging import by_seq, page
 from ..resources.payout_view import payout_json
 
 
@@ -25,10 +25,7 @@ def cancel_payout(call: Call) -> Reply:
 
 
 def _page(call: Call, rows: list[Any], next_cursor: str | None) -> Reply:
-    body: dict[str, Any] = {"data": [payout_json(call.ref.lifecycle.settle(call, r)) for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    return Reply(200, page(call, [payout_json(call.ref.lifecycle.settle(call, r)) for r in rows], next_cursor))
 
 
 def find_by_reference(call: Call) -> Reply:

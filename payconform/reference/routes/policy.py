@@ -1,20 +1,22 @@
 """`GET /payment-reasons` (`listPaymentReasons`) and `GET /policy` (`getPolicy`).
 
 Payment reasons: the 18 `PaymentReason` values the spec lists, served as `{data: [...]}` (the profile's
-reading of a response the spec does not show). Policy: the organization's features (`developer` when
-developer tools are on, as the operator set them) and its approval rules.
+reading of a response the spec does not show; the key is the deployment's envelope choice). Policy: the
+organization's features (`developer` when developer tools are on, as the operator set them) and its approval
+rules.
 """
 
 from __future__ import annotations
 
 from ..core.errors import ApiError
+from ..conventions.paging import page
 from ..core.operation import Call, Operation, Reply
 from ..core.orgs import get_org
 from ..resources.payouts import PAYMENT_REASONS
 
 
 def list_payment_reasons(call: Call) -> Reply:
-    return Reply(200, {"data": sorted(PAYMENT_REASONS)})
+    return Reply(200, page(call, sorted(PAYMENT_REASONS)))
 
 
 def get_policy(call: Call) -> Reply:

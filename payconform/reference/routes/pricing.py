@@ -13,13 +13,12 @@ from decimal import Decimal
 
 from ..resources import funding, quotes
 from ..resources.corridors import RATES
+from ..resources.pricing import QUERY_FIELDS
 from ..core.errors import ApiError, validation_error
+from ..conventions.paging import page
 from ..core.operation import Call, Operation, Reply
 from ..resources.payouts import DESTINATION_CURRENCY, PAYMENT_REASONS, SOURCE_CURRENCIES
 from ..core.validate import Checker, check
-
-QUERY_FIELDS = ("sourceCurrency", "destinationCurrency", "country", "sourceAmount", "destinationAmount")
-
 
 def _amounts(c: Checker) -> tuple[Decimal | None, Decimal | None]:
     """`sourceAmount` or `destinationAmount` (exact output): exactly one, positive."""
@@ -65,11 +64,11 @@ def indicative_quote(call: Call) -> Reply:
 
 
 def list_corridors(call: Call) -> Reply:
-    return Reply(200, {"data": call.ref.pricing.corridors()})
+    return Reply(200, page(call, call.ref.pricing.corridors()))
 
 
 def funding_accounts(call: Call) -> Reply:
-    return Reply(200, {"data": funding.funding_accounts()})
+    return Reply(200, page(call, funding.funding_accounts()))
 
 
 def payout_funding(call: Call) -> Reply:

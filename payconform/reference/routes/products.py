@@ -9,7 +9,7 @@ from ..resources import products
 from ..core.errors import ApiError
 from ..core.money import fmt
 from ..core.operation import Call, Operation, Reply
-from ..conventions.paging import by_seq
+from ..conventions.paging import by_seq, page
 from ..resources.products import find_product, product_json
 from ..core.validate import CURRENCY, Checker, check
 
@@ -70,10 +70,7 @@ def list_products(call: Call) -> Reply:
         call.ref.store, call.ref.cursors, table="products", scope=f"products:{call.org_id}:{call.mode}:{include}",
         where=where, params=(call.org_id, call.mode), limit=limit, cursor=q.get("cursor"),
     )
-    body: dict[str, Any] = {"data": [product_json(r) for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    return Reply(200, page(call, [product_json(r) for r in rows], next_cursor))
 
 
 P = "/checkout/organizations/{orgId}/products"

@@ -10,7 +10,7 @@ from ..resources import recipients
 from ..resources.corridors import read_method
 from ..core.errors import ApiError, validation_error
 from ..core.operation import Call, Operation, Reply
-from ..conventions.paging import by_seq
+from ..conventions.paging import by_seq, page
 from ..resources.recipients import CONTACT_FIELDS, TYPES, recipient_json
 from ..core.validate import COUNTRIES, EMAIL, Checker, check
 
@@ -42,7 +42,7 @@ def create_recipient(call: Call) -> Reply:
     c = check(call.json())
     contact = _contact(c, patch=False)
     external_id = c.string("externalId", nullable=True)
-    method_checker = c.nested("paymentMethod")
+    method_checker = c.nested(call.ref.choices.recipient_method_field)
     method = read_method(method_checker) if method_checker else None
     c.done()
     status, row = recipients.create(call, contact, external_id, method)
@@ -57,10 +57,7 @@ def list_recipients(call: Call) -> Reply:
         where="org_id = ? AND mode = ? AND deleted_at IS NULL", params=(call.org_id, call.mode),
         limit=limit, cursor=q.get("cursor"),
     )
-    body: dict[str, Any] = {"data": [recipient_json(call, r) for r in rows]}
-    if next_cursor:
-        body["nextCursor"] = next_cursor
-    return Reply(200, body)
+    return Reply(200, page(call, [recipient_json(call, r) for r in rows], next_cursor))
 
 
 def get_recipient(call: Call) -> Reply:

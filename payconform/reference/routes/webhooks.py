@@ -13,6 +13,7 @@ an API key; every other management route is dashboard-session only and answers a
 from __future__ import annotations
 
 from ..core.errors import ApiError
+from ..conventions.paging import page
 from ..core.operation import Call, Operation, Reply
 from ..core.validate import check
 from ..events.webhook_endpoints import (
@@ -39,7 +40,7 @@ def list_sandbox_deliveries(call: Call) -> Reply:
 
 
 def list_endpoints(call: Call) -> Reply:
-    return Reply(200, {"data": [endpoint_json(r) for r in active_endpoints(call.ref, call.org_id, call.mode)]})
+    return Reply(200, page(call, [endpoint_json(r) for r in active_endpoints(call.ref, call.org_id, call.mode)]))
 
 
 def list_deliveries(call: Call) -> Reply:

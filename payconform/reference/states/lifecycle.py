@@ -1,13 +1,15 @@
 """The payout lifecycle in the sandbox, driven by the organization's clock.
 
-A payout's scenario is chosen at creation by the last four characters of the recipient's account
-identifier (the profile's `sandbox.payout_scenarios`): `0002` skips `processing`, `0003` fails with
-`account_invalid`, `0004` completes and is then returned by the bank, `0005` is rejected by compliance
-(failed, no money back: it stays debited); any other goes pending ->
+A payout's scenario is chosen at creation by four characters (the profile's `sandbox.payout_scenarios`):
+the last four of the recipient's account identifier, or, where the deployment's choices say
+`amount_minor_suffix`, the last four digits of the sourceAmount in minor units. `0002` skips
+`processing`, `0003` fails with `account_invalid`, `0004` completes and is then returned by the bank,
+`0005` is rejected by compliance (failed, no money back: it stays debited); any other goes pending ->
 processing -> completed. Each scenario is a timeline of steps, in seconds after the payout started to
-move (its creation, or its funding for a self-funded payout). Nothing runs in the background: every read
-first `settle`s the payout, applying the steps that are due on that organization's clock, in order, so a
-payout only ever moves forward and a test that advances the clock sees the same history as one that waits.
+move (its creation, or its funding for a self-funded payout), at the deployment's dwell times. Nothing
+runs in the background: every read first `settle`s the payout, applying the steps that are due on that
+organization's clock, in order, so a payout only ever moves forward and a test that advances the clock sees
+the same history as one that waits.
 
 Every state change is written to `payout_transitions` (event name, from, to, instant) and, in the same
 transaction, as its `payout.*` event (`data` the flat payout after the change); the dispatcher settles due
@@ -24,6 +26,8 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Protocol
 
+from ..choices import DEFAULT as DEFAULT_CHOICES
+from ..choices import SelectBy, Timeline
 from ..resources import ledger
 from ..core.clock import iso
 from ..events.events import EVENT_TYPES, Events
@@ -52,28 +56,41 @@ class Step:
     completes: bool = False
 
 
-PROCESSING = Step(10, "payout.processing", "processing")
-COMPLETED = Step(30, "payout.completed", "completed", completes=True)
-TIMELINES: dict[str, tuple[Step, ...]] = {
-    DEFAULT: (PROCESSING, COMPLETED),
-    "0002": (COMPLETED,),
-    "0003": (PROCESSING, Step(30, "payout.failed", "failed", "account_invalid", True)),
-    "0004": (PROCESSING, COMPLETED, Step(90, "payout.returned", "failed", "returned_by_bank", True)),
-    "0005": (PROCESSING, Step(30, "payout.failed", "failed", "compliance_rejected", False)),
-}
+def timelines(t: Timeline) -> dict[str, tuple[Step, ...]]:
+    """Each scenario's steps for a deployment's dwell times."""
+    processing = Step(t.processing, "payout.processing", "processing")
+    completed = Step(t.final, "payout.completed", "completed", completes=True)
+    return {
+        DEFAULT: (processing, completed),
+        "0002": (completed,),
+        "0003": (processing, Step(t.final, "payout.failed", "failed", "account_invalid", True)),
+        "0004": (processing, completed, Step(t.returned, "payout.returned", "failed", "returned_by_bank", True)),
+        "0005": (processing, Step(t.final, "payout.failed", "failed", "compliance_rejected", False)),
+    }
 
 
-def scenario_of(details_json: str) -> str:
-    """The sandbox scenario of a payment method: the last four characters of its account identifier."""
+PROCESSING, COMPLETED = timelines(DEFAULT_CHOICES.timeline)[DEFAULT]  # the default steps mutants build on
+
+
+def scenario_tail(select_by: SelectBy, details_json: str, amount: Decimal) -> str:
+    """The four characters that pick a sandbox outcome: the account identifier's last four, or the last four
+    digits of the amount in minor units (100.03 -> 10003 -> "0003")."""
+    if select_by == "amount_minor_suffix":
+        return f"{int(amount * 100) % 10_000:04d}"
     details = json.loads(details_json)
     account = next((details[f] for f in ACCOUNT_FIELDS if isinstance(details.get(f), str)), "")
-    tail = account[-4:]
-    return tail if tail in TIMELINES else DEFAULT
+    return account[-4:]
 
 
 class Lifecycle:
-    def __init__(self) -> None:
-        self.timelines: dict[str, tuple[Step, ...]] = dict(TIMELINES)
+    def __init__(self, timeline: Timeline, select_by: SelectBy) -> None:
+        self.timelines: dict[str, tuple[Step, ...]] = timelines(timeline)
+        self.select_by: SelectBy = select_by
+
+    def scenario(self, details_json: str, amount: Decimal) -> str:
+        """The sandbox scenario of a payout of `amount` to a payment method with these details."""
+        tail = scenario_tail(self.select_by, details_json, amount)
+        return tail if tail in self.timelines else DEFAULT
 
     def record(self, call: Call[LifecycleServer], payout_id: str, event: str, from_status: str | None, to_status: str,
                at: datetime) -> None:
