@@ -114,11 +114,19 @@ OPTIONS: tuple[Option, ...] = (
     Option("--webhook-public-url", "URL the target can reach the webhook receiver at: a tunnel or a host "
                                    "address; see docs/deployment.md, a receiver the target can reach", "webhook_public_url",
            metavar="URL", field="webhooks.public_url", group=TARGET),
+    Option("--openapi", "the deployment's OpenAPI document (a file, or a URL on the target's host): the "
+                        "operations whose path, method, body or list envelope the spec does not show are read from "
+                        "it by operationId, under the target file's own profile; see `payconform profile suggest`",
+           "openapi", metavar="FILE|URL", field="openapi", group=TARGET),
     Option("--report-dir", "report directory for results.json and index.html (payconform run adds JUnit XML and "
                            "allure results); default reports/<UTC timestamp>", "report_dir", metavar="DIR",
            forward=True),
     Option("--run-slow", "also run tests that wait in real time", "run_slow", action="store_true", default=False,
            forward=True),
+    Option("--strict-profile", "a profile mismatch (the deployment chose otherwise than the profile where the spec "
+                               "does not show the choice) fails the run (exit code 1); by default mismatches are "
+                               "reported and leave the exit code alone", "strict_profile", action="store_true",
+           default=False, forward=True),
     Option("--keep-created", "leave the recipients, draft links and products the run created in the target's "
                              "organization (saves their cleanup requests; by default the run deletes the "
                              "recipients and draft links and archives the products, one request each)",

@@ -62,6 +62,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_options(check, TARGET)
 
+    profile = sub.add_parser("profile", help="check the profile against the target, or suggest the override block")
+    psub = profile.add_subparsers(dest="profile_command", metavar="ACTION")
+    pcheck = psub.add_parser(
+        "check", help="does the target answer as the profile says where the spec does not show",
+        description="Within about 20 requests, read-only (reads, and writes that cannot succeed): probe each "
+                    "route the profile chose, read what the API shows (the policy's approval threshold, the "
+                    "corridors, the checkout scenario table, the payment reasons) and compare with the merged "
+                    "profile (the OpenAPI document's entries over the default, the target file's `profile:` over "
+                    "both). Exit code 0 when everything matches, 1 when something differs, 2 when the target "
+                    "cannot be reached or used.")
+    add_options(pcheck, TARGET)
+    psuggest = psub.add_parser(
+        "suggest", help="print the override block for the target file's `profile:`",
+        description="Print, as YAML for the target file's `profile:`, every entry that could be determined: the "
+                    "paths, methods, body field names and list envelopes of the OpenAPI document (--openapi) and "
+                    "the values the API shows where they differ from the profile; what could not be determined "
+                    "is named in comments. The same requests as `profile check`. Exit code 0 when the block was "
+                    "printed, 2 when the target cannot be reached or used.")
+    add_options(psuggest, TARGET)
+
     serve = sub.add_parser(
         "serve",
         help="start the reference server, provision it and write a target file",
@@ -72,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8123, help="port (default 8123; 0 picks a free one)")
     serve.add_argument("--db", metavar="PATH", help="SQLite database file (default: in memory / temporary)")
     serve.add_argument("--mutant", metavar="NAME", help="start with this mutant (a named deviation)")
+    serve.add_argument("--choices", choices=("default", "other"),
+                       help="the server's choices where the spec does not show: `default` (payconform's profile) "
+                            "or `other` (other paths, list envelopes and sandbox rules everywhere; it serves its "
+                            "own OpenAPI document at /openapi.json)")
     serve.add_argument("--operator-token", metavar="TOKEN", help="operator token (default: random)")
     serve.add_argument("--write-target", metavar="FILE", required=True, help="where to write the target file")
     serve.add_argument("--rate-limit", type=int, metavar="N",

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from payconform.suite import Api, Contract, Exchange, expect, run_contract
+from payconform.suite import Api, Contract, Exchange, Kind, Needs, ProfileMismatch, expect, run_contract
 
 from . import runwide
 from .payouts import create_payout, read_payout, timeline
@@ -53,21 +53,31 @@ class Reading(NamedTuple):
 
 
 def walk(api: Api, clock: Any, org_id: str, contract: Contract, payout_id: str, *, reads_per_step: int = 1,
-         seconds: float | None = None, until: Callable[[list[Reading]], bool] | None = None) -> list[Reading]:
-    """Reads the payout now and after every profile step of the organization's clock, up to `seconds`
-    (default: the profile's `settle_seconds`), or until the readings satisfy `until`."""
-    return walk_together(api, clock, org_id, contract, {payout_id: (reads_per_step, until)}, seconds=seconds)[payout_id]
+         seconds: float | None = None, until: Callable[[list[Reading]], bool] | None = None,
+         step: float | None = None) -> list[Reading]:
+    """Reads the payout now and after every step (`walk_step`, or `step`) of the organization's clock, up to
+    `seconds` (default: the profile's `settle_seconds`), or until the readings satisfy `until`."""
+    return walk_together(api, clock, org_id, contract, {payout_id: (reads_per_step, until)}, seconds=seconds,
+                         step=step)[payout_id]
+
+
+def walk_step(contract: Contract) -> float:
+    """Seconds between a walk's reads: the profile's `step_seconds`, or half of `processing_seconds` where
+    that is shorter, so that a `processing` of the profile's dwell is read at least twice, never stepped over."""
+    tl = timeline(contract)
+    return min(float(tl["step_seconds"]), float(tl.get("processing_seconds") or tl["step_seconds"] * 2) / 2)
 
 
 def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
                   payouts: Mapping[str, tuple[int, Callable[[list[Reading]], bool] | None]], *,
-                  seconds: float | None = None) -> dict[str, list[Reading]]:
+                  seconds: float | None = None, step: float | None = None) -> dict[str, list[Reading]]:
     """`walk` of several payouts side by side (payout id -> (reads a step, until)): each is read after every
     step until its own walk ends, and the clock moves until the last one has. A payout already `completed` or
     `failed` whose walk goes on (a bank return to come) is read at twice the time it has stood there, one to
     three steps later (`_next_read`): its one change left is seen all the same, for fewer reads."""
     tl = timeline(contract)
-    step, end = float(tl["step_seconds"]), float(seconds if seconds is not None else tl["settle_seconds"])
+    step = float(step if step is not None else walk_step(contract))
+    end = float(seconds if seconds is not None else tl["settle_seconds"])
     readings: dict[str, list[Reading]] = {payout_id: [] for payout_id in payouts}
     due = dict.fromkeys(payouts, 0.0)
     walking, elapsed, started = list(payouts), 0.0, time.monotonic()
@@ -186,3 +196,36 @@ def expect_forward_only(readings: list[Reading], contract: Contract) -> None:
 
 def first(readings: list[Reading], status: str) -> Reading | None:
     return next((r for r in readings if r.status == status), None)
+
+
+FINE_STEP = 1.0  # seconds between the reads of a walk that looks for a state shorter than the profile's dwell
+
+
+def unseen_state(timed: Timed, contract: Contract, unique: Unique, scenario: str, row: dict,
+                 readings: list[Reading]) -> None:
+    """Where a walk of `scenario` did not see the row's move into a state the spec lets a payout skip or hold
+    briefly (the row's `to`, which another scenario skips): nothing, so that the caller judges the walk (a
+    failure), when a walk on the organization's clock read at `FINE_STEP` sees no such state either; else the
+    test ends without a failure: a `ProfileMismatch` naming `processing_seconds` when the fine walk saw the
+    state (it lasts less than the profile says), a skip when the walk was in real time and its reads were
+    further apart than the state may last (not observed)."""
+    tl, state = timeline(contract), row["to"]
+    dwell = float(tl.get("processing_seconds") or 0)
+    if timed.clock is REAL_TIME:
+        Needs(Kind.CLOCK, f"not observed: in sandbox scenario {scenario!r} the payout went "
+                          f"{' -> '.join(map(str, path(readings)))}, read every {walk_step(contract):g} s; {state!r} may "
+                          "be skipped or brief (the spec gives no dwell) and goes unseen between two reads (profile "
+                          "`sandbox.payout_scenarios.timeline.processing_seconds`)").skip()
+    after = next((r.elapsed for r in readings if r.status not in row["from"]), readings[-1].elapsed)
+    payout_id = create_payout(timed.api, contract, unique, scenario).json["payoutId"]
+    fine = walk(timed.api, timed.clock, timed.org_id, contract, payout_id, step=FINE_STEP, seconds=after,
+                until=lambda rs: rs[-1].status not in (*row["from"], state))
+    held = [r for r in fine if r.status == state]
+    if held:
+        lasted = max(FINE_STEP, held[-1].elapsed - held[0].elapsed + FINE_STEP)
+        raise ProfileMismatch(
+            "sandbox.payout_scenarios.timeline.processing_seconds",
+            f"in sandbox scenario {scenario!r} the payout holds {state!r} about {lasted:g} s (seen in reads "
+            f"{FINE_STEP:g} s apart, not in the walk's {walk_step(contract):g} s apart)",
+            expected=f"{dwell:g}", exchange=held[0].ex,
+            override={"sandbox": {"payout_scenarios": {"timeline": {"processing_seconds": lasted}}}})

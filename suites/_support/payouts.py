@@ -2,8 +2,8 @@
 `WebhookPayout` fields.
 
 The `createPayout` body is not shown: it is the profile's example. The sandbox scenario of a payout is chosen
-by the last four characters of the recipient's account identifier (profile `sandbox.payout_scenarios`), so a
-payout in a scenario goes to a new recipient whose account ends in it.
+the profile's way (`sandbox.payout_scenarios.select_by`, `scenarios.selection`): a payout in a scenario goes to
+a new recipient whose account ends in it, or carries an amount whose minor units end in it.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from .answers import member
 from .balance import keep_funded
 from .profile import corridors, items, setup_call, success
 from .recipients import create_recipient, first_destination, post_recipient, recipient_body
+from .scenarios import DEFAULT, selection
 from .schemas import component
 from .schemas import problems as schema_problems
 from .types import Unique, shared_scope
 
-DEFAULT = "default"
 _CENTS = itertools.count(1)  # the cent each payout under a given caller reference adds to its amount
 
 
@@ -43,26 +43,45 @@ def payout_body(contract: Contract, destination: str, reference: str, **fields: 
 
 
 def scenario_destination(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
-                         method: dict[str, Any] | None = None) -> str:
-    """Keeps the balance funded (`keep_funded`) and returns the `destinationAccountId` of a recipient whose
-    account identifier ends in `scenario` (the profile's default account picks no scenario). A test only pays
-    that destination, so with the profile's example method it is made once per organization, mode and scenario
+                         method: dict[str, Any] | None = None, way: str | None = None) -> str:
+    """Keeps the balance funded (`keep_funded`) and returns the `destinationAccountId` of a recipient to pay in
+    `scenario`: one whose account identifier ends in it where the profile selects scenarios by account (see
+    `scenarios.selection`; the profile's default account picks no scenario), else any. A test only pays that
+    destination, so with the profile's example method it is made once per organization, mode and account tail
     in the run and reused (`runwide`); `method` (a `method_body`) replaces the example and makes a new
-    recipient."""
+    recipient. `way` selects the scenario another way than the profile's (`scenarios.WAYS`)."""
     keep_funded(api, contract)
+    tail = selection(contract, scenario, way=way).account_tail
 
     def make() -> str:
         body = recipient_body(contract, unique)
         if method is not None:
             body["paymentMethod"] = method
-        if scenario != DEFAULT:
-            details = body["paymentMethod"]["recipientDetails"]
-            body["paymentMethod"]["recipientDetails"] = with_account_tail(details, scenario)
+        if tail is not None:  # the method is wherever the profile's body carries `recipientDetails`
+            found = next(v for v in body.values() if isinstance(v, dict) and "recipientDetails" in v)
+            found["recipientDetails"] = with_account_tail(found["recipientDetails"], tail)
         return first_destination(post_recipient(api, contract, body).json)
 
     if method is None:
-        return runwide.shared(shared_scope(api), f"destination {scenario}", make)
+        return runwide.shared(shared_scope(api), f"destination {tail or DEFAULT}", make)
     return make()
+
+
+def scenario_payout_body(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
+                         reference: str | None = None, way: str | None = None) -> dict[str, Any]:
+    """The profile's `createPayout` body of a payout in `scenario`: to `scenario_destination`, with the amount
+    the profile's selection asks for. `reference` gives it that caller reference instead of a unique one, and an
+    amount of its own (a cent above the last such payout's, or the next scenario amount), so that two of them
+    are not one body twice (the duplicate-body guard) though they pay the same recipient. `way`: as in
+    `scenario_destination`."""
+    destination = scenario_destination(api, contract, unique, scenario, way=way)
+    payload = payout_body(contract, destination, reference or unique("ref"))
+    amount = selection(contract, scenario, way=way, unique_amount=reference is not None).amount
+    if amount is not None:
+        payload["sourceAmount"] = amount
+    elif reference is not None:
+        payload["sourceAmount"] = str(Decimal(str(payload["sourceAmount"])) + Decimal(next(_CENTS)) / 100)
+    return payload
 
 
 def payable_destination(api: Api, contract: Contract, unique: Unique) -> str:
@@ -81,14 +100,9 @@ def pay(api: Api, contract: Contract, unique: Unique, destination_account_id: st
 
 def create_payout(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
                   reference: str | None = None) -> Exchange:
-    """A payout in `scenario`, which must be accepted as a payout (2xx with a `payoutId`); `reference` gives
-    it that caller reference instead of a unique one, and an amount a cent above the last such payout's, so that
-    two of them are not one body twice (the duplicate-body guard) though they pay the same recipient."""
-    destination = scenario_destination(api, contract, unique, scenario)
-    payload = payout_body(contract, destination, reference or unique("ref"))
-    if reference is not None:
-        payload["sourceAmount"] = str(Decimal(str(payload["sourceAmount"])) + Decimal(next(_CENTS)) / 100)
-    ex = api.op("createPayout", json=payload)
+    """A payout in `scenario` (`scenario_payout_body`), which must be accepted as a payout (2xx with a
+    `payoutId`)."""
+    ex = api.op("createPayout", json=scenario_payout_body(api, contract, unique, scenario, reference=reference))
     expect_status(ex, success(contract, "createPayout") - {202}, "creating a payout below any approval threshold")
     expect(isinstance(member(ex, "payoutId"), str), "the accepted payout's `payoutId` is not a string", ex)
     return ex

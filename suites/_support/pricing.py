@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from payconform.suite import Api, Contract, Exchange, expect, expect_status, fill
+from payconform.suite import Api, Contract, Exchange, ProfileMismatch, expect, expect_status, fill
 
 from .profile import corridors, items, success
 from .types import Scope, shared_scope
@@ -50,15 +50,35 @@ def send(api: Api, contract: Contract, quoted: dict[str, Any], reference: str, *
 
 def capabilities(api: Api, contract: Contract) -> dict[str, dict[str, Any]]:
     """Destination currency -> the corridor's `capabilities`, from `listCorridors`: the target's configuration,
-    read once per worker, organization and mode."""
+    read once per worker, organization and mode. A row names its currency in the profile's `corridor_key`; rows
+    that all lack it are the profile's mismatch (`corridor_mismatch`)."""
     shared = shared_scope(api)
     if shared not in _CAPABILITIES:
         ex = api.op("listCorridors")
         expect_status(ex, 200, "listing the corridors")
-        field = pricing(contract)["capabilities"]
-        _CAPABILITIES[shared] = {c.get("currency"): c.get(field) or {} for c in items(contract, "listCorridors", ex)
-                                 if isinstance(c, dict)}
+        field, key = pricing(contract)["capabilities"], corridor_key(contract)
+        rows = [c for c in items(contract, "listCorridors", ex) if isinstance(c, dict)]
+        if rows and not any(key in c for c in rows):
+            corridor_mismatch(contract, rows, ex)
+        _CAPABILITIES[shared] = {c.get(key): c.get(field) or {} for c in rows}
     return _CAPABILITIES[shared]
+
+
+def corridor_key(contract: Contract) -> str:
+    """The field of a `listCorridors` row that names its currency (profile `sandbox.pricing.corridor_key`)."""
+    return str(pricing(contract).get("corridor_key") or "currency")
+
+
+def corridor_mismatch(contract: Contract, rows: list[dict[str, Any]], ex: Exchange) -> None:
+    """Raise the `ProfileMismatch` of corridor rows without the profile's `corridor_key`, naming the field whose
+    values are the profile's corridor currencies where one is (the override that fits)."""
+    key, currencies = corridor_key(contract), {row.get("currency") for row in corridors(contract).values()}
+    fits = sorted(name for name in {n for c in rows for n in c}
+                  if {c.get(name) for c in rows} & currencies and all(isinstance(c.get(name), str) for c in rows))
+    named = f"; rows carry {', '.join(f'`{n}`' for n in fits)}" if fits else ""
+    raise ProfileMismatch("sandbox.pricing.corridor_key", f"no listCorridors row names its currency in `{key}`{named}",
+                          expected=key, exchange=ex,
+                          override={"sandbox": {"pricing": {"corridor_key": fits[0]}}} if len(fits) == 1 else None)
 
 
 def corridor_where(api: Api, contract: Contract, capability: str, value: bool) -> str | None:

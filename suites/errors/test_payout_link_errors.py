@@ -23,6 +23,7 @@ import pytest
 from payconform.suite import DEFAULT_FEATURES, Api, Contract, Exchange, expect, expect_error, expect_status
 from payconform.suite import Kind, Needs
 
+from .._support.approvals import threshold
 from .._support.balance import keep_funded
 from .._support.payout_links import (
     create_link,
@@ -120,11 +121,12 @@ def test_a_link_failed_at_execution_is_unusable(fresh_org, anon: Api, contract: 
 @pytest.mark.needs("profile")
 def test_a_link_over_the_approval_threshold_is_refused(api: Api, anon: Api, contract: Contract,
                                                        unique: Unique) -> None:
-    """A link for the approval threshold (profile `sandbox.approval`): 403 USE_POST_PAYOUTS, nothing sent."""
-    threshold = contract.profile["sandbox"]["approval"]["threshold"]
-    link = create_link(api, contract, unique, sourceAmount=threshold)
+    """A link for the approval threshold (as the policy shows it, else the profile's `sandbox.approval`): 403
+    USE_POST_PAYOUTS, nothing sent."""
+    amount = threshold(api, contract)
+    link = create_link(api, contract, unique, sourceAmount=amount)
     expect_error(submit(anon, link.token, submission(contract, link, unique)), 403, "USE_POST_PAYOUTS",
-                 f"submitting a link for {threshold} (profile: at the approval threshold)")
+                 f"submitting a link for {amount} (at the approval threshold)")
     nothing_sent(api, contract, link, "the submit answered USE_POST_PAYOUTS")
 
 

@@ -24,7 +24,7 @@ from payconform.suite import Api, Contract, expect, expect_error, expect_status,
 
 from .._support.accounts import method_body
 from .._support.answers import member
-from .._support.approvals import policy
+from .._support.approvals import threshold
 from .._support.payouts import payouts_with_reference, scenario_destination
 from .._support.pricing import corridor_where, price_body, pricing, quote, send
 from .._support.profile import corridors, success
@@ -163,11 +163,11 @@ def test_an_expired_quote_is_a_bad_request(fresh_org, clock, contract: Contract,
 @pytest.mark.req("ERR-USE-POST-PAYOUTS")
 @pytest.mark.needs("operator", "profile")
 def test_a_send_an_approval_applies_to_is_refused(fresh_org, contract: Contract, unique: Unique) -> None:
-    """Sending a quote at the approval threshold (profile `sandbox.approval`): 403 USE_POST_PAYOUTS, nothing
-    sent."""
+    """Sending a quote at the approval threshold (as the policy shows it, else the profile's `sandbox.approval`):
+    403 USE_POST_PAYOUTS, nothing sent."""
     org = fresh_org()
     destination = scenario_destination(org.api, contract, unique)
-    priced = quote(org.api, contract, destination, sourceAmount=policy(contract)["threshold"]).json
+    priced = quote(org.api, contract, destination, sourceAmount=threshold(org.api, contract)).json
     reference = unique("ref")
     expect_error(send(org.api, contract, priced, reference), 403, "USE_POST_PAYOUTS",
                  "sending a quote an approval threshold applies to")

@@ -24,9 +24,11 @@ from .._support.payouts import (
     payout_body,
     payouts_with_reference,
     scenario_destination,
+    scenario_payout_body,
 )
 from .._support.profile import success
 from .._support.recipients import add_method_body, create_recipient, method_ids, read_recipient
+from .._support.scenarios import mismatch_unless_reached
 from .._support.types import Unique
 
 
@@ -145,13 +147,19 @@ def limit_named(message: str, limit: str | None) -> str:
 @pytest.mark.needs("profile")
 def test_a_refused_recipient_is_refused_for_good(api, contract: Contract, unique: Unique) -> None:
     """A payout to the sandbox's refused recipient (profile): 422 PAYOUT_REFUSED, and again when resent
-    (final), nothing sent."""
-    tail = refusals(contract)["refused_recipient"]["selector"].split()[-1]
-    destination = scenario_destination(api, contract, unique, tail)
+    (final), nothing sent. A first payout accepted where one selected the other way (`scenarios`) is refused
+    is the profile's mismatch (`sandbox.payout_scenarios.select_by`), not the target's."""
+    scenario = refusals(contract)["refused_recipient"]["selector"].split()[-1]
+
+    def refused(way: str) -> bool:
+        return api.op("createPayout", json=scenario_payout_body(api, contract, unique, scenario, way=way)).status >= 400
+
     for attempt in ("first", "second"):
-        body = payout_body(contract, destination, unique("ref"))
-        expect_error(api.op("createPayout", json=body), 422, "PAYOUT_REFUSED",
-                     f"the {attempt} payout to a recipient the network refuses")
+        body = scenario_payout_body(api, contract, unique, scenario)
+        ex = api.op("createPayout", json=body)
+        if attempt == "first":
+            mismatch_unless_reached(contract, scenario, ex.status >= 400, f"was answered {ex.status}", refused, ex)
+        expect_error(ex, 422, "PAYOUT_REFUSED", f"the {attempt} payout to a recipient the network refuses")
         expect(not payouts_with_reference(api, contract, body["reference"]), "the refused payout was sent")
 
 

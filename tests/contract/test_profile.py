@@ -205,3 +205,24 @@ def test_sandbox_values_the_spec_gives(profile):
         assert part.get("source") in {"spec", "profile"}, name
         if part["source"] == "profile":
             assert part.get("why"), name
+
+
+def test_deployment_choices_are_described(profile):
+    """The choices a deployment makes where the spec is silent, each with its `why`: what selects a payout
+    scenario, where the policy answer shows the approval threshold, what names a corridor row's currency, how
+    long `processing` lasts."""
+    sb = profile["sandbox"]
+    scenarios = sb["payout_scenarios"]
+    assert scenarios["select_by"] in {"account_suffix", "amount_minor_suffix"}
+    assert all(re.fullmatch(r"[0-9]{4}", code) for code in scenarios["outcomes"] if code != "other")
+    timeline = scenarios["timeline"]
+    assert 0 < float(timeline["processing_seconds"]) < float(timeline["settle_seconds"])
+    assert re.fullmatch(r"[A-Za-z]+(\.[A-Za-z]+)*", sb["approval"]["policy_field"])
+    assert re.fullmatch(r"[0-9]+\.[0-9]{2}", sb["approval"]["threshold"])
+    key = sb["pricing"]["corridor_key"]
+    assert re.fullmatch(r"[A-Za-z]+", key)
+    assert all(key in row for row in profile["corridors"].values()), "the profile's corridors carry `corridor_key`"
+    for part, name in ((scenarios, "select_by"), (timeline, "processing"), (sb["approval"], "policy_field"),
+                       (sb["pricing"], "corridor_key")):
+        why = part.get(f"{name}_why")
+        assert isinstance(why, str) and why.strip() and "\n" not in why.strip(), f"{name}: a one-line `why`"
