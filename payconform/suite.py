@@ -21,7 +21,7 @@ from .fuzz.session import operation_id as fuzz_operation_id
 from .fuzz.coverage import attach as attach_fuzz_coverage
 from .fuzz.coverage import deferred as deferred_fuzz_coverage
 from .operator import DEFAULT_FEATURES, Clock, OperatorError, OrgHandle
-from .checks.paging import Page, Pager, Walk, created_together, cursor_paged_lists, expect_cursor_refused, expect_order_of, expect_same_sequence, holds, identity, in_order, inserted_between, missing_or_repeated, observe, observe_cursor_refused, tampered
+from .checks.paging import Page, Pager, Walk, created_together, cursor_paged_lists, expect_cursor_refused, expect_order_of, expect_same_sequence, holds, identity, in_order, inserted_between, list_items, missing_or_repeated, observe, observe_cursor_refused, tampered
 from .placeholders import fill, leading_digits
 from .plugin.markers import MANY_REQUESTS, needs, runs_many_requests
 from .fuzz.properties import request_settings
@@ -64,7 +64,7 @@ __all__ = [
     # the operator
     "DEFAULT_FEATURES", "Clock", "OperatorError", "OrgHandle",
     # lists and pages
-    "Page", "Pager", "Walk", "created_together", "cursor_paged_lists", "expect_cursor_refused", "expect_order_of",
+    "Page", "Pager", "Walk", "created_together", "cursor_paged_lists", "expect_cursor_refused", "expect_order_of", "list_items",
     "expect_same_sequence", "holds", "identity", "in_order", "inserted_between", "missing_or_repeated",
     "observe", "observe_cursor_refused", "tampered",
     # placeholders and property settings

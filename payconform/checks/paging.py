@@ -23,6 +23,7 @@ from typing import Any
 
 from ..client import Api, Exchange
 from ..contract import Contract
+from ..results.mismatch import ProfileMismatch
 from .expect import expect, expect_error, expect_status
 
 MAX_PAGES = 60
@@ -55,6 +56,28 @@ class PageShape:
     @property
     def cursor_paged(self) -> bool:
         return bool(self.cursor and self.cursor_param)
+
+
+def list_items(contract: Contract, op_id: str, ex: Exchange) -> list[Any]:
+    """The items of a list answer, where the profile's `page.items` says they are (None: a bare array).
+
+    Where the envelope is the profile's choice (`page.source: profile`: the spec does not show it) and the answer
+    keeps its items elsewhere, that is the deployment's choice: a `ProfileMismatch` naming the entry, with the
+    override when the answer has exactly one array to hold them. Where the spec shows the envelope, a missing
+    list is a failure."""
+    page = contract.operation(op_id).get("page") or {}
+    key = page.get("items", "data")
+    body = ex.json
+    found = body if key is None else (body.get(key) if isinstance(body, dict) else None)
+    if not isinstance(found, list) and page.get("source") == "profile" and isinstance(body, dict | list):
+        arrays = [k for k, v in body.items() if isinstance(v, list)] if isinstance(body, dict) else []
+        holds = "a bare array" if isinstance(body, list) else f"arrays: {', '.join(arrays) or 'none'}"
+        fits = None if isinstance(body, list) else arrays[0] if len(arrays) == 1 else ""
+        raise ProfileMismatch(f"operations.{op_id}.page.items", f"the {op_id} answer has no `{key}` list ({holds})",
+                              expected=f"items under `{key}`", exchange=ex,
+                              override={"operations": {op_id: {"page": {"items": fits}}}} if fits != "" else None)
+    expect(isinstance(found, list), f"the page has no `{key}` list" if key else "the answer is not a JSON array", ex)
+    return found
 
 
 def cursor_paged_lists(contract: Contract) -> list[str]:
@@ -104,6 +127,7 @@ class Pager:
     def __init__(self, api: Api, contract: Contract, op_id: str, *, params: Mapping[str, str] | None = None,
                  start: Mapping[str, str] | None = None, **path_params: str) -> None:
         self.api = api
+        self.contract = contract
         self.shape = PageShape.of(contract, op_id)
         self.params = dict(params or {})
         self.start = dict(start or {})
@@ -126,8 +150,7 @@ class Pager:
         """The page an exchange carries: it must be a 200 with the items list and a well-formed cursor."""
         expect_status(ex, 200, what)
         body = ex.json
-        items = body if self.shape.items is None else (body.get(self.shape.items) if isinstance(body, dict) else None)
-        expect(isinstance(items, list), f"the page has no `{self.shape.items}` list", ex)
+        items = list_items(self.contract, self.shape.op_id, ex)
         nxt = body.get(self.shape.cursor) if isinstance(body, dict) and self.shape.cursor else None
         expect(nxt is None or (isinstance(nxt, str) and nxt != ""),
                f"`{self.shape.cursor}` is {nxt!r}: a cursor is a non-empty string, or absent on the last page", ex)

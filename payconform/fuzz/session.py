@@ -47,8 +47,8 @@ from .. import paths
 from . import walk_bodies
 from ..results import records as _results
 from .report import API_KEY_HEADER, SpecViolation, describe
+from .served import not_served, placed, profile_chose_path, route_not_found
 from .settings import DOCUMENTS, SEED, FuzzSettings, money_fields, operation_id, operation_ids, operation_labels, request_amount_fields
-from ..checks.rules import Answer
 from ..context import RunContext
 from ..pacing.tiers import Pace
 from ..transport.sender import Transport, new_idempotency_key
@@ -72,6 +72,7 @@ class FuzzSession:
     implemented: dict[str, bool] = field(default_factory=dict)
     started: dict[str, int] = field(default_factory=dict)  # test nodeid -> requests it was allowed to start
     failures: dict[str, str] = field(default_factory=dict)  # test nodeid -> its first failure
+    documents: dict[str, dict] = field(default_factory=dict, repr=False)  # name -> the document as placed
 
     @property
     def target(self) -> Any:
@@ -92,8 +93,10 @@ class FuzzSession:
     # -- the contract ---------------------------------------------------------------------------
 
     def document(self, doc: str) -> dict:
-        """A contract document (``payouts``, ``checkout``), parsed once by the contract."""
-        return self.contract.openapi(doc)
+        """A contract document (``payouts``, ``checkout``) with its operations where the profile puts them."""
+        if doc not in self.documents:
+            self.documents[doc] = placed(self.contract.openapi(doc), self.contract.profile.get("operations") or {})
+        return self.documents[doc]
 
     def operations(self, doc: str) -> list[str]:
         return self.settings.operations(doc, operation_ids(self.document(doc)))
@@ -222,7 +225,11 @@ class FuzzSession:
 
     def operation(self, case: Any) -> tuple[str | None, Mapping | None]:
         """(operation id, its profile entry) of a case: what the transport's live-key guard reads."""
-        op_id = operation_id(case.operation)
+        return self.entry(case.operation)
+
+    def entry(self, operation: Any) -> tuple[str | None, Mapping | None]:
+        """(operation id, its profile entry) of a schemathesis operation."""
+        op_id = operation_id(operation)
         return op_id, (self.contract.profile.get("operations") or {}).get(op_id or "")
 
     # -- running a case -------------------------------------------------------------------------
@@ -235,14 +242,14 @@ class FuzzSession:
         The probe carries no credential and no body, so it cannot run anything.
         """
         label = operation.label
-        if label not in self.implemented and _route_not_found(answer.status_code, answer.headers, answer.content):
+        if label not in self.implemented and route_not_found(answer.status_code, answer.headers, answer.content):
             path = re.sub(r"\{(?!orgId\})\w+\}", PROBE_ID, operation.path)
             ex = anon.request(operation.method.upper(), path, credential=None, idempotency_key=None, raw=True)
-            self.implemented[label] = not _route_not_found(ex.status, ex.headers, ex.content)
+            self.implemented[label] = not route_not_found(ex.status, ex.headers, ex.content)
         elif label not in self.implemented:
             self.implemented[label] = True
         if not self.implemented[label]:
-            pytest.skip(f"not implemented by the target: {label} answers 404 ROUTE_NOT_FOUND")
+            not_served(*self.entry(operation), label)
 
     def run_case(self, case: Any, anon: Any) -> None:
         """Send one generated case and check the answer; once the test has a failure, send nothing more.
@@ -254,7 +261,7 @@ class FuzzSession:
         if self._nodeid() in self.failures:
             return
         if self.implemented.get(label) is False:
-            pytest.skip(f"not implemented by the target: {label} answers 404 ROUTE_NOT_FOUND")
+            not_served(*self.operation(case), label)
         response = self.call(case)
         self.ensure_implemented(case.operation, anon, response)
         self.validate(case, response)
@@ -267,6 +274,9 @@ class FuzzSession:
         Flaky error instead of the failure. So the run goes on and ``take_failure`` hands the failure to
         ``suites/fuzz/conftest.py``.
         """
+        if route_not_found(response.status_code, response.headers, response.content) and \
+                profile_chose_path(self.operation(case)[1]):
+            return  # the deployment serves this operation elsewhere: its answer here says nothing of the contract
         try:
             case.validate_response(response, excluded_checks=None if self._room() else [ignored_auth])
         except FailureGroup as exc:
@@ -334,12 +344,6 @@ class FuzzSession:
     def _doc_of(self, case: Any) -> str:
         op_id = operation_id(case.operation)
         return next((d for d in DOCUMENTS if op_id in operation_ids(self.document(d))), "payouts")
-
-
-def _route_not_found(status: int, headers: Any, content: bytes | None) -> bool:
-    """Whether an answer is 404 ROUTE_NOT_FOUND (the spec's answer for a path the target does not serve)."""
-    body = Answer.of(status, headers, content or b"").body
-    return status == 404 and isinstance(body, dict) and body.get("type") == "ROUTE_NOT_FOUND"
 
 
 class ShareSpent(BaseException):

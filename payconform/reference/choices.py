@@ -95,7 +95,7 @@ DEFAULT = Choices(
 
 _P = "/payments/organizations/{orgId}"
 _C = "/checkout/organizations/{orgId}"
-_ITEMS_NEXT = Envelope("items", "next")
+_ITEMS = Envelope("items")  # the cursor stays `nextCursor`: the Conventions row shows it for every cursor-paged list
 
 OTHER = Choices(
     name="other",
@@ -125,12 +125,12 @@ OTHER = Choices(
         "listCheckoutProducts": Route("GET", _C + "/product-catalog"),
     }),
     envelopes=MappingProxyType({
-        **{op_id: _ITEMS_NEXT for op_id in (
+        **{op_id: _ITEMS for op_id in (
             "listPayouts", "listBeneficiaries", "listCheckoutLinks", "listCheckoutProducts",
             "listBalanceTransactions", "listAuditEvents", "listPayoutBatches", "listPayoutBatchItems",
             "listPayoutApprovals", "listOrders")},
         **{op_id: Envelope("items", None) for op_id in _UNPAGED},
-        "listCheckoutPayments": Envelope("items", "nextCursor"),  # the spec shows `nextCursor` on this page
+        "listCheckoutPayments": _ITEMS,
     }),
 )
 

@@ -80,7 +80,7 @@ from .events.events import Events
 from .core.faults import Faults
 from .conventions.idempotency import Idempotency
 from .states.lifecycle import Lifecycle
-from .core.operation import Call, Operation, Reply
+from .core.operation import API_PREFIX, Call, Operation, Reply
 from .conventions.paging import Cursors
 from .resources.payout_links import PayoutLinks
 from .resources.pricing import Pricing
@@ -92,7 +92,6 @@ from .routes import all_operations
 from .authentication.signing import Signing
 from .core.store import Store
 
-API_PREFIX = "/business/api/v1"
 OPERATOR_PREFIX = "/_operator"
 
 Handler = Callable[[Call], Reply]

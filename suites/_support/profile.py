@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from payconform.suite import Api, Contract, Exchange, expect, expect_status, fill
+from payconform.suite import Api, Contract, Exchange, expect_status, fill, list_items
 
 from .schemas import component
 
@@ -31,10 +31,7 @@ def setup_call(api: Api, contract: Contract, op_id: str, **kw: Any) -> Exchange:
 
 def items(contract: Contract, op_id: str, ex: Exchange) -> list[dict]:
     """The items of a list answer, where the profile's `page.items` says they are."""
-    key = (contract.operation(op_id).get("page") or {}).get("items", "data")
-    data = ex.json if key is None else (ex.json.get(key) if isinstance(ex.json, dict) else None)
-    expect(isinstance(data, list), f"the list answer has no `{key}` array", ex)
-    return data
+    return list_items(contract, op_id, ex)
 
 
 class NotNamed(LookupError):

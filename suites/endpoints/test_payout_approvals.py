@@ -14,7 +14,7 @@ import pytest
 
 from payconform.suite import Api, Contract, Pager, expect, expect_error
 
-from .._support.approvals import hold, read_approval
+from .._support.approvals import hold, read_approval, threshold
 from .._support.money import as_decimal
 from .._support.types import Unique
 
@@ -37,7 +37,8 @@ def test_queue_lists_the_held_payouts(api: Api, contract: Contract, unique: Uniq
 @pytest.mark.needs("profile")
 def test_read_one_approval(api: Api, contract: Contract, unique: Unique) -> None:
     """Each of two held approvals reads back as itself (`pending`, its amount); an unknown id is 404 NOT_FOUND."""
-    amounts = ("5000.00", "6000.00")
+    at = Decimal(threshold(api, contract))
+    amounts = (str(at), str(at + 1000))  # at and above the organization's threshold: both held
     held = [hold(api, contract, unique, amount) for amount in amounts]
     for approval, amount in zip(held, amounts):
         got = read_approval(api, approval.approval_id).json

@@ -33,6 +33,7 @@ from payconform.suite import (
     expect_error,
     expect_status,
     fuzz_session,
+    list_items,
     run_contract,
 )
 
@@ -57,10 +58,7 @@ def two_rows(api: Api, contract: Contract) -> None:
 
 
 def _items(contract: Contract, route: dict, ex: Exchange) -> list:
-    key = contract.operation(route["operation"])["page"]["items"]
-    items = ex.json.get(key) if isinstance(ex.json, dict) else None
-    expect(isinstance(items, list), f"the page has no `{key}` list", ex)
-    return items
+    return list_items(contract, route["operation"], ex)
 
 
 @pytest.mark.req("LIMIT-LIST-ROUTES")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+import yaml
 
 from payconform.cli.run import PYTEST_FLAGS
 from payconform.listing import ENV_VAR as LISTING_ENV
@@ -90,14 +91,20 @@ def variants() -> list[dict]:
 
 
 def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None = None,
-              files: list[str] | None = None, workers: int = 0) -> SuiteRun:
-    """Start a (possibly mutant) reference server, provision it, and run the suites against it."""
+              files: list[str] | None = None, workers: int = 0, choices: str | None = None,
+              profile: dict | None = None) -> SuiteRun:
+    """Start a (possibly mutant) reference server, provision it, and run the suites against it. `choices`: the
+    reference's configuration where the spec does not show (`--choices`); `profile`: the target file's
+    `profile:` override."""
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
-    with ForkedRefServer(mutant=mutant) as server, tempfile.TemporaryDirectory(prefix="payconform-target-") as private:
+    with ForkedRefServer(mutant=mutant, choices=choices) as server, \
+            tempfile.TemporaryDirectory(prefix="payconform-target-") as private:
         # a selected run with the fuzz phase gets a larger key pool: the phase is paced by per-key budgets
         fuzzing = bool(select) and any(f.startswith("suites/fuzz/") for f in files or [])
         target = provision_reference(server, **({"pool_size": MUTANT_POOL_SIZE} if fuzzing else {}))
+        if profile is not None:
+            target.profile = profile
         target_file = target.dump(Path(private) / "target.yaml")
         report_dir = out_dir / "report"
         shutil.rmtree(report_dir, ignore_errors=True)
@@ -208,6 +215,20 @@ def variant_runs() -> dict[str, SuiteRun]:
     # Whole-suite runs wait mostly on the pacer (the per-IP ceiling), not the CPU: they run side by side.
     return run_many({run: {"mutant": ",".join(names), "workers": 2} for run, names in variant_plan().items()},
                     parallel=3)
+
+
+OTHER_CHOICES = "other"  # the reference's second configuration (`--choices other`)
+OTHER_CHOICES_PROFILE = ROOT / "contract" / "examples" / "other-choices.profile.yaml"
+
+
+@pytest.fixture(scope="session")
+def other_choice_runs() -> dict[str, SuiteRun]:
+    """The whole suite against the reference that chose otherwise wherever the spec does not show: with the
+    default profile (every difference a profile mismatch) and with the profile that fits it."""
+    fitting = yaml.safe_load(OTHER_CHOICES_PROFILE.read_text(encoding="utf-8"))
+    return run_many({"other-choices-default-profile": {"choices": OTHER_CHOICES, "workers": 2},
+                     "other-choices-fitting-profile": {"choices": OTHER_CHOICES, "workers": 2, "profile": fitting}},
+                    parallel=2)
 
 
 def iter_report_files(run: SuiteRun) -> Iterator[Path]:

@@ -9,9 +9,11 @@ dwells 2 s and 5 s; and `/openapi.json` describes exactly the routes served. Und
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from openapi_spec_validator import validate
 from starlette.testclient import TestClient
@@ -22,7 +24,7 @@ from payconform.reference.choices import DEFAULT, NOT_SHOWN, OTHER, Choices
 from payconform.reference.reference import API_PREFIX, Config, Reference, place_operations
 from payconform.reference.routes import all_operations
 
-from .helpers import OPERATOR_TOKEN, Org, assert_error, new_org, operator, unique
+from .helpers import API, OPERATOR_TOKEN, PRODUCT, Org, assert_error, new_org, operator, unique
 
 PAY = "/payments/organizations/{orgId}"
 SPEC_PREFIX = re.compile(r"^/(?:payments/organizations|checkout/organizations|recipients)/\{orgId\}/")
@@ -101,8 +103,8 @@ def test_lists_use_the_other_envelope(other: Org) -> None:
                        json={"name": unique(name), "currency": "USD", "unitAmount": "5.00"})
         assert r.status_code == 201, r.text
     first = other.call("GET", "/checkout/organizations/{orgId}/product-catalog?limit=1").json()
-    assert set(first) == {"items", "next"} and len(first["items"]) == 1
-    rest = other.call("GET", f"/checkout/organizations/{{orgId}}/product-catalog?limit=1&cursor={first['next']}")
+    assert set(first) == {"items", "nextCursor"} and len(first["items"]) == 1  # the cursor is the spec's
+    rest = other.call("GET", f"/checkout/organizations/{{orgId}}/product-catalog?limit=1&cursor={first['nextCursor']}")
     assert set(rest.json()) == {"items"} and rest.json()["items"] != first["items"]
     reasons = other.call("GET", f"{PAY}/payment-reasons").json()
     assert set(reasons) == {"items"} and "purchase_of_services" in reasons["items"]
@@ -178,6 +180,39 @@ def test_the_served_document_describes_the_routes_served(choices: Choices) -> No
         create = doc["paths"][described["createBeneficiary"][1]]["post"]
         fields = create["requestBody"]["content"]["application/json"]["schema"]["properties"]
         assert choices.recipient_method_field in fields
+
+
+@pytest.mark.parametrize("choices", [DEFAULT, OTHER], ids=lambda c: c.name)
+def test_an_edit_during_an_in_flight_publish_conflicts(choices: Choices) -> None:
+    """An edit of a link while a publish of it is held by an operator delay answers 409 CONFLICT wherever the
+    deployment serves the edit (PATCH .../links/{linkId} or POST .../payment-links/{linkId})."""
+    ref = Reference(Config(operator_token=OPERATOR_TOKEN, choices=choices))
+    app = build_app(ref)
+    with TestClient(app, raise_server_exceptions=False, client=("127.0.0.1", 50001)) as client:
+        org = new_org(client)
+        product = org.call("POST", "/checkout/organizations/{orgId}/products", json=PRODUCT, idem=unique("p"))
+        create = ref.operations["createCheckoutLink"]
+        link = org.call(create.method, create.path, json={"productId": product.json()["id"]}, idem=unique("l"))
+        assert link.status_code == 201, link.text
+        assert operator(client, "POST", "/faults", {"org_id": org.id, "operation": "publishCheckoutLink",
+                                                    "kind": "delay", "seconds": 0.3, "count": 1}).status_code == 201
+        publish, edit = (ref.operations[op_id] for op_id in ("publishCheckoutLink", "updateCheckoutLink"))
+        params = {"orgId": org.id, "linkId": link.json()["id"]}
+
+        async def both() -> list[httpx.Response]:
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://ref") as c:
+                def send(op, idem: str, body: dict | None = None):
+                    return c.request(op.method, API + op.path.format(**params), json=body,
+                                     headers={"x-api-key": org.key, "Idempotency-Key": idem})
+                first = asyncio.create_task(send(publish, unique("pub")))
+                await asyncio.sleep(0.1)
+                second = await send(edit, unique("edit"), {"expiresAt": None})
+                return [await first, second]
+
+        published, edited = asyncio.run(both())
+    ref.close()
+    assert published.status_code == 200, published.text
+    assert_error(edited, 409, "CONFLICT")
 
 
 def test_default_serves_the_default_paths(default_client: TestClient) -> None:

@@ -20,6 +20,8 @@ from .errors import validation_error
 from .query import Query
 from .store import Store
 
+API_PREFIX = "/business/api/v1"  # every API route is served under it
+
 if TYPE_CHECKING:
     from ..authentication.auth import Principal
 

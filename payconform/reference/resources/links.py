@@ -140,7 +140,7 @@ def update(call: Call[LinkServer], link_id: str, *, reprice: tuple[Requested, st
     """Edit a draft: a new `expiresAt` (`set_expiry`; None clears it) and/or reprice it from
     `(requested items, productId)`. The link."""
     row = find_link(call, link_id)
-    if call.ref.checkout.publish_running(call, call.path + "/publish"):
+    if call.ref.checkout.publish_running(call, row["id"]):
         raise ApiError("CONFLICT", "A publish of this link is in flight; re-read it before editing.")
     if row["status"] != "draft":
         raise ApiError("BAD_REQUEST", f"The link is {row['status']}; only a draft can be edited.")
@@ -174,7 +174,7 @@ def _publish(call: Call[LinkServer], row: sqlite3.Row) -> None:
         raise ApiError("LINK_EXPIRED", "The draft's expiresAt has passed; PATCH a later one (or null) and publish.")
     rules = call.ref.checkout
     blocked = rules.publish_blocked(row["id"], row["total_amount"], call.now)
-    if blocked is None and rules.publish_in_flight(call):
+    if blocked is None and rules.publish_in_flight(call, row["id"]):
         blocked = "Another publish or edit of this link is in flight; re-read it."
     if blocked is not None:
         raise ApiError("CONFLICT", blocked)

@@ -9,12 +9,13 @@ which the publish step consumes after the expiry check, so `LINK_EXPIRED` comes 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.errors import ApiError
 from ..core.faults import Faults
-from ..core.operation import StoreServer
+from ..core.operation import API_PREFIX, Operation, StoreServer
 
 if TYPE_CHECKING:
     from ..conventions.idempotency import Idempotency
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 CARD_PROCESSOR = "checkoutCardProcessor"
 PSEUDO_OPERATIONS = (CARD_PROCESSOR,)
+PUBLISH, EDIT = "publishCheckoutLink", "updateCheckoutLink"
 
 SETTLES = "settles"        # `.02`: pending, then paid
 CHARGEBACK = "chargeback"  # `.04`: paid, then charged back
@@ -29,10 +31,12 @@ ORDINARY = "paid"
 
 
 class CheckoutServer(StoreServer, Protocol):
-    """What the in-flight checks reach: the rows, the idempotency fingerprints and the injected processor faults."""
+    """What the in-flight checks reach: the rows, the idempotency fingerprints, the injected processor faults
+    and the operations where the deployment serves them."""
 
     faults: Faults
     idempotency: Idempotency
+    operations: Mapping[str, Operation]
 
 
 class CheckoutRules:
@@ -97,24 +101,32 @@ class CheckoutRules:
         raise ApiError(fault.type or "INTERNAL", "Card payments are not set up for this organization.",
                        status=status)
 
-    def publish_in_flight(self, call: Call[CheckoutServer]) -> bool:
-        """Another publish of this link (same path, no body) or an edit of a link is still running."""
+    def publish_in_flight(self, call: Call[CheckoutServer], link_id: str) -> bool:
+        """Another publish of this link or an edit of a link is still running."""
         own = call.headers.get("idempotency-key") or ""
-        same_link = call.ref.idempotency.fingerprint("POST", call.path, "")
+        same_link = self._publish_fingerprint(call, link_id)
         rows = call.ref.store.all(
             "SELECT op_id, fingerprint FROM idempotency WHERE org_id = ? AND mode = ? AND state = 'running'"
-            " AND key != ? AND op_id IN ('publishCheckoutLink', 'updateCheckoutLink')",
-            (call.org_id, call.mode, own),
+            " AND key != ? AND op_id IN (?, ?)",
+            (call.org_id, call.mode, own, PUBLISH, EDIT),
         )
-        return any(r["op_id"] == "updateCheckoutLink" or r["fingerprint"] == same_link for r in rows)
+        return any(r["op_id"] == EDIT or r["fingerprint"] == same_link for r in rows)
 
-    def publish_running(self, call: Call[CheckoutServer], publish_path: str) -> bool:
-        """A publish of the link whose publish route is `publish_path` is still running: an edit must wait."""
+    def publish_running(self, call: Call[CheckoutServer], link_id: str) -> bool:
+        """A publish of this link is still running: an edit must wait."""
         return call.ref.store.one(
             "SELECT 1 FROM idempotency WHERE org_id = ? AND mode = ? AND state = 'running'"
-            " AND op_id = 'publishCheckoutLink' AND fingerprint = ?",
-            (call.org_id, call.mode, call.ref.idempotency.fingerprint("POST", publish_path, "")),
+            " AND op_id = ? AND fingerprint = ?",
+            (call.org_id, call.mode, PUBLISH, self._publish_fingerprint(call, link_id)),
         ) is not None
+
+    @staticmethod
+    def _publish_fingerprint(call: Call[CheckoutServer], link_id: str) -> str:
+        """The idempotency fingerprint of a publish of `link_id`: the publish operation at the method and path
+        this deployment serves it, with no body."""
+        publish = call.ref.operations[PUBLISH]
+        path = API_PREFIX + publish.path.format(**{**call.params, "linkId": link_id})
+        return call.ref.idempotency.fingerprint(publish.method, path, "")
 
     def refund_in_flight(self, call: Call[CheckoutServer]) -> bool:
         """One refund at a time: another refund call of the organization is still running."""

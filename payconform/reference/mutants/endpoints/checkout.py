@@ -230,13 +230,13 @@ def publish_attempt_never_clears(ref: Reference) -> None:
 @mutant("publish-in-flight-undetected", reqs=["LINK-PUBLISH-CONFLICT"],
         doc="A publish while another publish of the link is in flight runs too instead of answering 409.")
 def publish_in_flight_undetected(ref: Reference) -> None:
-    ref.checkout.publish_in_flight = lambda call: False  # type: ignore[method-assign]
+    ref.checkout.publish_in_flight = lambda call, link_id: False  # type: ignore[method-assign]
 
 
 @mutant("link-edit-during-publish-runs", reqs=["LINK-PUBLISH-CONFLICT"],
         doc="A PATCH of a link while a publish of it is in flight runs instead of answering 409 CONFLICT.")
 def link_edit_during_publish_runs(ref: Reference) -> None:
-    ref.checkout.publish_running = lambda call, publish_path: False  # type: ignore[method-assign]
+    ref.checkout.publish_running = lambda call, link_id: False  # type: ignore[method-assign]
 
 
 @mutant("refund-gated-by-payments-verification", reqs=["CHK-VERIFICATION-REQUIRED"],
