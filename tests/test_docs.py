@@ -80,3 +80,29 @@ def test_site_builds_with_every_link_valid(tmp_path: Path):
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
     assert (tmp_path / "site" / "index.html").exists()
+
+
+def _help_texts(parser) -> list[str]:
+    """Every description and option help of ``parser`` and its subcommands."""
+    import argparse
+
+    texts = [parser.description or "", parser.epilog or ""]
+    for action in parser._actions:  # argparse keeps no public list of a parser's actions
+        texts.append(action.help if isinstance(action.help, str) else "")
+        if isinstance(action, argparse._SubParsersAction):
+            texts += [choice.help or "" for choice in action._choices_actions]
+            for sub in action.choices.values():
+                texts += _help_texts(sub)
+    return texts
+
+
+def test_no_development_history_in_help_texts():
+    """The command line's help (every subcommand, every option, the pytest plugin's options from the same
+    table) speaks to its user as the product is."""
+    from payconform.cli.parser import build_parser
+    from payconform.options import OPTIONS
+
+    texts = _help_texts(build_parser()) + [option.help for option in OPTIONS]
+    assert len([text for text in texts if text]) > 100, "the walk over the command line found too few help texts"
+    found = [f"{what}: {text}" for text in texts for what, pattern in HISTORY.items() if pattern.search(text)]
+    assert not found, "help texts that tell how the product was built:\n  " + "\n  ".join(found)
