@@ -82,27 +82,30 @@ def test_site_builds_with_every_link_valid(tmp_path: Path):
     assert (tmp_path / "site" / "index.html").exists()
 
 
-def _help_texts(parser) -> list[str]:
-    """Every description and option help of ``parser`` and its subcommands."""
-    import argparse
+def _help_pages(path: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
+    """`payconform [COMMAND ...] --help` for the whole command tree, read as a user reads it."""
+    import contextlib
+    import io
 
-    texts = [parser.description or "", parser.epilog or ""]
-    for action in parser._actions:  # argparse keeps no public list of a parser's actions
-        texts.append(action.help if isinstance(action.help, str) else "")
-        if isinstance(action, argparse._SubParsersAction):
-            texts += [choice.help or "" for choice in action._choices_actions]
-            for sub in action.choices.values():
-                texts += _help_texts(sub)
-    return texts
+    from payconform.cli.parser import build_parser
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+        build_parser().parse_args([*path, "--help"])
+    pages = {path: out.getvalue()}
+    listed = out.getvalue().split("positional arguments:", 1)[-1].split("options:", 1)[0]
+    for name in re.findall(r"^ {4}(\w[\w-]*) ", listed, re.M):
+        pages.update(_help_pages((*path, name)))
+    return pages
 
 
 def test_no_development_history_in_help_texts():
     """The command line's help (every subcommand, every option, the pytest plugin's options from the same
     table) speaks to its user as the product is."""
-    from payconform.cli.parser import build_parser
     from payconform.options import OPTIONS
 
-    texts = _help_texts(build_parser()) + [option.help for option in OPTIONS]
-    assert len([text for text in texts if text]) > 100, "the walk over the command line found too few help texts"
+    pages = _help_pages()
+    assert {("run",), ("receiver",), ("profile", "check")} <= set(pages), f"the help walk found only {sorted(pages)}"
+    texts = [*pages.values(), *(option.help for option in OPTIONS)]
     found = [f"{what}: {text}" for text in texts for what, pattern in HISTORY.items() if pattern.search(text)]
     assert not found, "help texts that tell how the product was built:\n  " + "\n  ".join(found)

@@ -4,18 +4,21 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import re
 import subprocess
 import sys
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from payconform import options
-from payconform.cli.parser import build_parser
+from payconform.cli.parser import add_options, build_parser
 from payconform.cli.run import pytest_command
-from payconform.options import OPTIONS, TARGET_FLAGS, Option, pytest_args
+from payconform.options import OPTIONS, RUN, TARGET, TARGET_FLAGS, Option, pytest_args
 from payconform.plugin import options as plugin_options
 from payconform.target import FLAG_FIELDS
 from payconform.pacing.tiers import SPEC_RATE, TIERS, Pace
@@ -28,10 +31,34 @@ FORWARDED = [o for o in OPTIONS if o.forward]
 SETTLED = {"target", "report_dir", "max_duration"}
 
 
-def _run_actions() -> dict[str, argparse.Action]:
-    """`payconform run`'s arguments by option string."""
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return {s: a for a in sub.choices["run"]._actions for s in a.option_strings}
+class _ArgumentRecorder:
+    """An argparse parser that records what `add_options` adds to `payconform run`, by option string."""
+
+    def __init__(self) -> None:
+        self.added: dict[str, SimpleNamespace] = {}
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> _ArgumentRecorder:
+        return self
+
+    def add_argument(self, *names: str, **kwargs: Any) -> None:
+        for name in names:
+            self.added[name] = SimpleNamespace(**kwargs)
+
+
+def _run_actions() -> dict[str, SimpleNamespace]:
+    """`payconform run`'s options by option string, as `add_options` declares them."""
+    recorder = _ArgumentRecorder()
+    for group in (TARGET, RUN):
+        add_options(recorder, group)  # type: ignore[arg-type]
+    return recorder.added
+
+
+def _run_help() -> str:
+    """`payconform run --help`, as a user reads it."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+        build_parser().parse_args(["run", "--help"])
+    return out.getvalue()
 
 
 class _Recorder:
@@ -159,8 +186,7 @@ def test_internal_knobs_work_and_stay_out_of_the_user_help(monkeypatch: pytest.M
     monkeypatch.setenv("COLUMNS", "1000")
     internal = [o for o in OPTIONS if o.internal]
     assert {o.name for o in internal} == {"--mutant", "--suites"}
-    run = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
-    text = run.format_help()
+    text = _run_help()
     for opt in internal:
         assert opt.name not in text
     ns = build_parser().parse_args(["run", "--mutant", "m1", "--suites", "elsewhere"])
