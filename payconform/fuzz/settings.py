@@ -21,7 +21,7 @@ import yaml
 
 from .. import contract as _contract
 from ..plugin import DEFAULT_TIMEOUT
-from ..plugin import FUZZ_SEED as SEED
+from ..options import FUZZ_SEED as SEED
 from .properties import request_settings
 from ..pacing.tiers import ONE_KEY, Pace, Tier
 

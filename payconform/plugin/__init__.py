@@ -1,7 +1,7 @@
 """The payconform pytest plugin (entry point ``payconform.plugin``), one module per concern, as in ``_pytest``:
 
-- ``options``: the command-line options (group "payconform") and their defaults (``DEFAULT_TIMEOUT``,
-  ``FUZZ_SEED``);
+- ``options``: the command-line options (group "payconform", from the table in ``payconform.options``) and the
+  default test timeout (``DEFAULT_TIMEOUT``);
 - ``session``: the run's state (target, contract, pacer, operator, embedded server) and handing it to xdist
   workers;
 - ``markers``: ``req`` and ``needs``, which tests are conformance tests (``is_suite_path``), ``--select``, the
@@ -40,7 +40,6 @@ pytest_plugins = [
 # The public names and the module that owns each.
 _PUBLIC = {
     "DEFAULT_TIMEOUT": "options",
-    "FUZZ_SEED": "options",
     "STATE": "session",
     "is_suite_path": "markers",
     "needs": "markers",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ..options import FUZZ_SEED, OPTIONS, TARGET_FLAGS  # noqa: F401  (FUZZ_SEED: payconform.plugin.FUZZ_SEED)
+from ..options import OPTIONS, TARGET_FLAGS
 from ..target import flag_overrides
 
 DEFAULT_TIMEOUT = 120  # seconds a conformance test may take unless it or the user says otherwise
