@@ -3,8 +3,8 @@
 A path the spec does not show is the profile's choice: the fuzz phase sends each such operation where the
 merged profile puts it (`placed`), so a deployment whose profile names its own paths is fuzzed there. A
 deployment that serves an operation elsewhere than the profile says is not judged by that path: the stateless
-test of the operation ends as a profile mismatch naming the entry, and a stateful walk that steps onto it checks
-nothing of that answer.
+test of the operation ends as a profile mismatch naming the entry, and a stateful walk that steps onto it does
+not hold the 404 against the document's statuses (the error body and request id of that answer are still checked).
 """
 
 from __future__ import annotations

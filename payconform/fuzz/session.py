@@ -39,7 +39,7 @@ import pytest
 import schemathesis
 from schemathesis import openapi
 from schemathesis.errors import FailureGroup
-from schemathesis.specs.openapi.checks import ignored_auth
+from schemathesis.specs.openapi.checks import ignored_auth, status_code_conformance
 
 from .. import contract as _contract
 from ..pacing import accounting
@@ -274,11 +274,12 @@ class FuzzSession:
         Flaky error instead of the failure. So the run goes on and ``take_failure`` hands the failure to
         ``suites/fuzz/conftest.py``.
         """
+        excluded = [] if self._room() else [ignored_auth]
         if route_not_found(response.status_code, response.headers, response.content) and \
                 profile_chose_path(self.operation(case)[1]):
-            return  # the deployment serves this operation elsewhere: its answer here says nothing of the contract
+            excluded.append(status_code_conformance)  # a path the profile chose: the deployment may serve it elsewhere
         try:
-            case.validate_response(response, excluded_checks=None if self._room() else [ignored_auth])
+            case.validate_response(response, excluded_checks=excluded or None)
         except FailureGroup as exc:
             self.failures.setdefault(self._nodeid(), self.describe(case, response, exc))
 

@@ -153,8 +153,10 @@ def test_created_range_is_inclusive(own_org, contract: Contract) -> None:
     """`createdAfter`/`createdBefore` bound the rows inclusively; an instant without a timezone is refused. Where
     rows show their time to the millisecond, the row's own time as both bounds keeps it; the precision of a shown
     time is not given, and a time shown coarser (whole seconds) may stand for any instant of its step, so there
-    the row is looked for within a step either side of its shown time instead."""
-    pager, rows, newest = own_top_ups(own_org(), contract, 1)
+    the row is looked for within a step either side of its shown time instead. The precision is read from three
+    rows' shown times: one row's milliseconds end in zero one time in ten, and a step guessed from it too coarse
+    would let bounds that exclude their instant pass."""
+    pager, rows, newest = own_top_ups(own_org(), contract, 3)
     around = filtered_page(pager, "balance transactions", createdAfter=PAST, createdBefore=FUTURE)
     expect(rows[0] in around.items, "a range around every row drops rows", around.ex)
     expect(filtered_page(pager, "balance transactions", createdAfter=FUTURE).items == [],
