@@ -3,8 +3,9 @@
 A path the spec does not show is the profile's choice: the fuzz phase sends each such operation where the
 merged profile puts it (`placed`), so a deployment whose profile names its own paths is fuzzed there. A
 deployment that serves an operation elsewhere than the profile says is not judged by that path: the stateless
-test of the operation ends as a profile mismatch naming the entry, and a stateful walk that steps onto it does
-not hold the 404 against the document's statuses (the error body and request id of that answer are still checked).
+test of the operation ends as a profile mismatch naming the entry, and every operation whose path the profile
+chose carries the mark `x-profile-path`, by which the suites' status check does not hold a 404 ROUTE_NOT_FOUND
+there against the document's statuses (the error body and request id of that answer are still checked).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import pytest
 from ..checks.rules import Answer
 from ..contract import HTTP_METHODS
 from ..results.mismatch import ProfileMismatch
+
+
+PROFILE_PATH = "x-profile-path"  # the mark of an operation whose path the profile chose (the spec does not show it)
 
 
 def route_not_found(status: int, headers: Any, content: bytes | None) -> bool:
@@ -45,13 +49,16 @@ def _placeholders(path: str) -> set[str]:
 
 
 def placed(document: Mapping[str, Any], operations: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``document`` in which every operation whose path the profile chose sits at the merged profile's
-    method and path (when they name the same path parameters and nothing else is there already)."""
+    """A copy of ``document`` in which every operation whose path the profile chose is marked `x-profile-path`
+    and sits at the merged profile's method and path (when they name the same path parameters and nothing else
+    is there already)."""
     out = copy.deepcopy(dict(document))
     paths: dict[str, Any] = out.get("paths") or {}
     for path, item in list(paths.items()):
         for method in [m for m in list(item) if m in HTTP_METHODS]:
             entry = operations.get(str(item[method].get("operationId"))) or {}
+            if profile_chose_path(entry):
+                item[method][PROFILE_PATH] = True
             where, how = str(entry.get("path", path)), str(entry.get("method", method)).lower()
             moved = (where, how) != (path, method) and _placeholders(where) == _placeholders(path)
             if not profile_chose_path(entry) or not moved or how in paths.get(where, {}):

@@ -39,7 +39,7 @@ import pytest
 import schemathesis
 from schemathesis import openapi
 from schemathesis.errors import FailureGroup
-from schemathesis.specs.openapi.checks import ignored_auth, status_code_conformance
+from schemathesis.specs.openapi.checks import ignored_auth
 
 from .. import contract as _contract
 from ..pacing import accounting
@@ -47,7 +47,7 @@ from .. import paths
 from . import walk_bodies
 from ..results import records as _results
 from .report import API_KEY_HEADER, SpecViolation, describe
-from .served import not_served, placed, profile_chose_path, route_not_found
+from .served import not_served, placed, route_not_found
 from .settings import DOCUMENTS, SEED, FuzzSettings, money_fields, operation_id, operation_ids, operation_labels, request_amount_fields
 from ..context import RunContext
 from ..pacing.tiers import Pace
@@ -274,12 +274,8 @@ class FuzzSession:
         Flaky error instead of the failure. So the run goes on and ``take_failure`` hands the failure to
         ``suites/fuzz/conftest.py``.
         """
-        excluded = [] if self._room() else [ignored_auth]
-        if route_not_found(response.status_code, response.headers, response.content) and \
-                profile_chose_path(self.operation(case)[1]):
-            excluded.append(status_code_conformance)  # a path the profile chose: the deployment may serve it elsewhere
         try:
-            case.validate_response(response, excluded_checks=excluded or None)
+            case.validate_response(response, excluded_checks=None if self._room() else [ignored_auth])
         except FailureGroup as exc:
             self.failures.setdefault(self._nodeid(), self.describe(case, response, exc))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.fuzz.served import not_served, placed
+from payconform.fuzz.served import PROFILE_PATH, not_served, placed
 from payconform.results.mismatch import ProfileMismatch
 
 DOCUMENT = {"openapi": "3.1.0", "paths": {
@@ -27,6 +27,9 @@ def test_an_operation_the_profile_places_elsewhere_is_sent_there() -> None:
     assert paths["/o/{orgId}/payment-links/{linkId}"]["post"]["operationId"] == "updateCheckoutLink"
     assert set(paths["/o/{orgId}/links/{linkId}"]) == {"get"}
     assert "/o/{orgId}/elsewhere" not in paths and "post" in paths["/o/{orgId}/payouts"]  # the spec's path stays
+    assert paths["/o/{orgId}/payouts/quote"]["post"][PROFILE_PATH] is True  # the suites' status check reads it
+    assert PROFILE_PATH not in paths["/o/{orgId}/payouts"]["post"]
+    assert PROFILE_PATH not in paths["/o/{orgId}/links/{linkId}"]["get"]
     assert "/o/{orgId}/payouts/price" in DOCUMENT["paths"]  # the contract's own document is left as it is
 
 
