@@ -89,7 +89,7 @@ def _spends_many(state: PayconformState) -> bool:
 def leave_out_repeats(items: list[pytest.Item], state: PayconformState) -> None:
     """On one key (no pool, no ``--run-slow``), skip each case of a ``breadth`` test whose requirements the
     test's earlier cases that will run already name: the run checks every requirement at a request or two
-    each instead of once per route (issue 16: a full run is every requirement the credentials allow, 1,500
+    each instead of once per route (a full run is every requirement the credentials allow, 1,500
     requests on one key). The cases left out are the same check on another list, route or input; ``deep``
     and a key pool run them all. A case counts as running unless it carries a skip marker or a need the
     target cannot meet (``unmet_need``), so a requirement is never left to a case that will not run."""

@@ -1,6 +1,6 @@
 """What a run made in the target's organization and the API can remove, removed at the end of the run.
 
-Issue 14: leave the sandbox as it was found, where the API allows. Every request's final exchange passes
+Leave the sandbox as it was found, where the API allows. Every request's final exchange passes
 `note` (an observer of the run's transport, `Run.observe`), which keeps, for this worker, the
 recipients, products and checkout links a 2xx answer created, and forgets what a later request deleted.
 When the worker's tests are over, `sweep` deletes the links still in draft (Endpoints > Checkout: DELETE

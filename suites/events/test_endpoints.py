@@ -8,13 +8,14 @@ payload); every other management route refuses an API key and changes nothing.
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import datetime, timezone
 from typing import Any
 
 import pytest
 
-from payconform.suite import Contract, Mailbox, expect, expect_error, expect_status, run_contract
+from payconform.suite import Contract, Delivery, Kind, Mailbox, Needs, expect, expect_error, expect_status, run_contract
 
 from .._support.answers import DASHBOARD_REFUSALS, member
 from .._support.deliveries import about, endpoints_listed, register, reused, wait_for
@@ -95,6 +96,23 @@ def _failed_rows(api: Any, contract: Contract,
     return ex, rows, [r for r in rows if r.get("lastError")]
 
 
+def _past_the_log(rows: list[dict[str, Any]], answered: list[Delivery]) -> bool:
+    """Whether every row the log shows was created after each event answered 503 (an event without a readable
+    `createdAt` counts as older): the log shows recent rows only, so on a busy organization the failed attempts
+    may have left it before it was read, and their absence says nothing."""
+    shown = [_instant(r.get("createdAt")) for r in rows]
+    return bool(shown) and all(_instant(_event_created(d)) < min(shown) for d in answered)
+
+
+def _event_created(delivery: Delivery) -> object:
+    """The `createdAt` of a delivered event, when its body is a JSON object carrying one."""
+    try:
+        body = json.loads(delivery.body)
+    except ValueError:
+        return None
+    return body.get("createdAt") if isinstance(body, dict) else None
+
+
 def _newest(rows: list[dict[str, Any]], n: int = 5) -> list[dict[str, Any]]:
     """The `n` newest rows by `createdAt` then `id`, oldest of them first (for a failure message)."""
     return sorted(rows, key=lambda r: (_instant(r.get("createdAt")), str(r.get("id"))))[-n:]
@@ -115,8 +133,9 @@ def test_a_failed_attempt_is_listed_with_its_last_error(api, contract: Contract,
     box.fail_next(10**6, status=503)
     try:
         payout_id = create_payout(api, contract, unique).json["payoutId"]
-        wait_for(box, lambda ds: any(d.answered == 503 for d in ds), flush,
-                 f"a delivery after payout {payout_id} was created (to answer 503)")
+        answered = [d for d in wait_for(box, lambda ds: any(d.answered == 503 for d in ds), flush,
+                                        f"a delivery after payout {payout_id} was created (to answer 503)")
+                    if d.answered == 503]
         for _ in range(LOG_READS):
             ex, rows, failed = _failed_rows(api, contract, endpoint["id"])
             if failed:
@@ -124,6 +143,10 @@ def test_a_failed_attempt_is_listed_with_its_last_error(api, contract: Contract,
             time.sleep(0.5)  # the attempt is recorded once its answer is in
     finally:
         box.answer()
+    if not failed and _past_the_log(rows, answered):
+        Needs(Kind.TARGET, f"a quieter organization: the {len(rows)} rows of the delivery log were all created after "
+                           f"the {len(answered)} events answered 503, so their failed attempts are no longer "
+                           "shown").skip()
     expect(failed, "no delivery in the log carries a `lastError` after attempts were answered 503: "
                    f"{[{k: r.get(k) for k in ('eventType', 'status', 'lastError')} for r in _newest(rows)]}", ex)
     odd = [r.get("eventType") for r in failed if r.get("eventType") not in event_types()]

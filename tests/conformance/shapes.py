@@ -1,10 +1,11 @@
 """Run the suite against one reference server with three target shapes, each twice.
 
-The shapes are what users hold (issue 14): ``keys`` - `api_key` and `other_org_id` only; ``credentials`` -
+The shapes are what users hold: ``keys`` - `api_key` and `other_org_id` only; ``credentials`` -
 every credential the reference provisions, one key of each (no key pool); ``full`` - the provisioned target
 with its key pool and operator. The two no-operator shapes run without an operator adapter. Every run is
 `payconform run --target FILE`, as a user runs it, on the same server, each shape in an organization of its own:
-its second round sees every row its first one left (a webhook endpoint cannot be deleted with a key, and each
+its second round sees every row its first one left (the no-operator shapes' later rounds run the smoke tier: the
+gate a team reruns on each pull request against the organization its earlier runs filled) (a webhook endpoint cannot be deleted with a key, and each
 event goes to every endpoint of its organization: one organization for all three shapes made the reference's
 dispatcher send some 6,000 deliveries a tick, past its 15-second bound).
 
@@ -48,6 +49,7 @@ RATE_LIMIT = 2000  # twenty times the spec's per-credential default (history 1,2
 IP_RATE_LIMIT = 40000  # twenty times the spec's per-source-IP ceiling
 RUN_TIMEOUT = 1800
 NO_OPERATOR_WORKERS = 8
+LATER_ROUNDS_TIER = {"keys": "smoke", "credentials": "smoke"}  # the tier of a shape's rounds after its first
 SUMMARY = shapes_launch.SUMMARY
 
 
@@ -60,6 +62,7 @@ class ShapeRun:
     run: SuiteRun
     wall: float
     cpu: float
+    tier: str = "full"
 
     @property
     def counts(self) -> dict[str, int]:
@@ -95,7 +98,7 @@ class ShapeRuns:
 
     def dump(self, path: Path) -> None:
         """The runs without their results (each run's report directory holds them) and without secrets."""
-        rows = [{"shape": r.shape, "round": r.round, "wall": r.wall, "cpu": r.cpu, "returncode": r.run.returncode,
+        rows = [{"shape": r.shape, "round": r.round, "tier": r.tier, "wall": r.wall, "cpu": r.cpu, "returncode": r.run.returncode,
                  "output": r.run.output[-20000:], "report_dir": str(r.run.report_dir)} for r in self.runs]
         part = path.with_suffix(".part")
         part.write_text(json.dumps({"runs": rows, "server_cpu": self.server_cpu, "deliveries": self.deliveries,
@@ -112,7 +115,7 @@ class ShapeRuns:
             results_file = report_dir / "results.json"
             results = json.loads(results_file.read_text()) if results_file.exists() else {}
             run = SuiteRun(f"{row['shape']}-{row['round']}", row["returncode"], row["output"], report_dir, [], results)
-            out.runs.append(ShapeRun(row["shape"], row["round"], run, row["wall"], row["cpu"]))
+            out.runs.append(ShapeRun(row["shape"], row["round"], run, row["wall"], row["cpu"], row["tier"]))
         return out
 
 
@@ -159,14 +162,16 @@ def _run(shape: str, round_: int, target_file: Path, out_dir: Path, secrets: lis
          extra: list[str]) -> ShapeRun:
     report_dir = out_dir / f"{shape}-{round_}"
     workers = [] if shape == "full" or "-n" in extra else ["-n", str(NO_OPERATOR_WORKERS)]
+    tier = LATER_ROUNDS_TIER.get(shape, "full") if round_ > 1 and "--tier" not in extra else "full"
     started = time.monotonic()
     code, output, cpu = _child([sys.executable, "-m", "payconform.cli", "run", "--target", str(target_file),
-                                "--report-dir", str(report_dir), *workers, *extra])
+                                "--report-dir", str(report_dir), *workers, *(["--tier", tier] if tier != "full" else []),
+                                *extra])
     wall = time.monotonic() - started
     results_file = report_dir / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
     run = SuiteRun(f"{shape}-{round_}", code, output, report_dir, secrets, results)
-    return ShapeRun(shape, round_, run, wall, cpu)
+    return ShapeRun(shape, round_, run, wall, cpu, tier)
 
 
 def run_shapes(shapes: tuple[str, ...] = SHAPES, rounds: int = ROUNDS, *, rate_limit: int = RATE_LIMIT,

@@ -1,4 +1,4 @@
-"""No conformance test passes against a broken target or with a refused key (issue 17, item 5).
+"""No conformance test passes against a broken target or with a refused key.
 
 Two runs of the parts where such passes were found (authentication, conventions, resources, versioning and
 the stateless fuzz of a few operations), each bypassing the preflight (pytest over ``suites/`` directly, as a

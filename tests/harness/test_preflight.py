@@ -20,7 +20,7 @@ from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 from payconform.target import Target
 
-# The issue's bound for a run against a broken target, of which the preflight is the first seconds: the
+# The bound for a run against a broken target, of which the preflight is the first seconds: the
 # requests a broken target is given before the verdict, each by its deadline, fit in it.
 BOUND = 10.0
 
@@ -164,3 +164,17 @@ def test_a_key_whose_window_is_full_is_not_refused(reference: Target) -> None:
     result = preflight(reference)
     assert result.ok, result.fatal
     assert any(line.startswith("rate_limit_key: answers 429 RATE_LIMITED") for line in result.lines), result.lines
+
+
+@pytest.mark.parametrize("path", ["/x/business/api/v1", "/business/api/v1/business/api/v1"],
+                         ids=["extra-segment", "prefix-twice"])
+def test_a_base_url_whose_path_misses_the_api_is_told_as_such(reference: Target, path: str) -> None:
+    """A wrong path answers ROUTE_NOT_FOUND to the unknown route, as the API would, and to the key's read of a
+    route the spec defines: the cause told is the path, not a refused key."""
+    target = _target(reference.base_url.removesuffix("/business/api/v1") + path, reference.api_key)
+    target.org_id = reference.org_id
+    result = preflight(target)
+    assert not result.ok and "is refused" not in result.fatal, result.fatal
+    assert result.fatal.startswith("the base URL's path does not reach this API"), result.fatal
+    assert "404 ROUTE_NOT_FOUND" in result.fatal and f"GET {path}/payments/organizations/" in result.fatal
+    assert "is the path right?" in result.fatal and result.requests == 2

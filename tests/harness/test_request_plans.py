@@ -1,4 +1,4 @@
-"""What a run plans to spend on the checks that take many requests (the `many_requests` need, issue 16): on one
+"""What a run plans to spend on the checks that take many requests (the `many_requests` need): on one
 key, not deep, the clamp of 100 on a link's payments is left to the deep tier and the crowded link gets the 21
 payments the default page needs, and the payout walks are read once a step; with a key pool or `--run-slow`
 the link gets 101 payments and the repeated-reads walks three reads a step. Read from the suites' own

@@ -1,7 +1,7 @@
 """The suite's webhook verifier and receiver (payconform/webhooks.py).
 
 The verifier is cross-checked against the `standardwebhooks` library and its published vector, and shown to
-be stricter where the library is lenient (see ../shared/notes/webhooks-and-signatures.md).
+be stricter where the library is lenient.
 """
 
 from __future__ import annotations
