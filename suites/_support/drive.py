@@ -25,9 +25,10 @@ from .approvals import fund_for_threshold, hold
 from .deliveries import DISPATCH_WAIT, FLUSHED_WAIT, Flush, awaited, kind, parsed, wait_for
 from .machines import path, walk
 from .payments import example_total, forced, payment, refund
-from .payouts import cancel_payout, create_payout, create_self_funded, timeline
+from .payouts import DEFAULT, cancel_payout, create_payout, create_self_funded, read_payout, timeline
 from .profile import success
 from .realtime import REAL_TIME
+from .scenario_outcomes import mismatch_unless_in_scenario, one_reading
 from .types import Unique
 
 DAY = 86400
@@ -115,6 +116,10 @@ def _payout(stage: Stage, scenario: str, reach: str | None = None) -> Subject:
         announced(stage, subject, reach)
     else:
         settled(stage, subject, reach)
+    if scenario != DEFAULT:
+        clock = stage.clock if stage.clock is not None else REAL_TIME
+        mismatch_unless_in_scenario(stage.api, clock, stage.org_id, stage.contract, stage.unique, scenario,
+                                    one_reading(read_payout(stage.api, subject.id)))
     return subject
 
 

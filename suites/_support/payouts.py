@@ -99,10 +99,11 @@ def pay(api: Api, contract: Contract, unique: Unique, destination_account_id: st
 
 
 def create_payout(api: Api, contract: Contract, unique: Unique, scenario: str = DEFAULT, *,
-                  reference: str | None = None) -> Exchange:
-    """A payout in `scenario` (`scenario_payout_body`), which must be accepted as a payout (2xx with a
-    `payoutId`)."""
-    ex = api.op("createPayout", json=scenario_payout_body(api, contract, unique, scenario, reference=reference))
+                  reference: str | None = None, way: str | None = None) -> Exchange:
+    """A payout in `scenario` (`scenario_payout_body`, selected the profile's way or `way`), which must be
+    accepted as a payout (2xx with a `payoutId`)."""
+    ex = api.op("createPayout", json=scenario_payout_body(api, contract, unique, scenario, reference=reference,
+                                                          way=way))
     expect_status(ex, success(contract, "createPayout") - {202}, "creating a payout below any approval threshold")
     expect(isinstance(member(ex, "payoutId"), str), "the accepted payout's `payoutId` is not a string", ex)
     return ex

@@ -24,6 +24,7 @@ from .._support.lists import at_least, filtered_page, history_window, own_histor
 from .._support.machines import walk
 from .._support.payouts import create_payout
 from .._support.realtime import REAL_TIME, Timed
+from .._support.scenario_outcomes import mismatch_unless_in_scenario
 
 TYPES = {"funding", "payout", "reversal"}
 STATUSES = {"COMPLETED", "DEBITED", "RETURNED", "CANCELED"}
@@ -117,6 +118,7 @@ def test_a_failed_payout_keeps_its_debit_and_gains_a_reversal(timed: Timed, cont
     payout_id = create_payout(timed.api, contract, unique, "0003").json["payoutId"]
     readings = walk(timed.api, timed.clock, timed.org_id, contract, payout_id,
                     until=lambda rs: rs[-1].status == "failed")
+    mismatch_unless_in_scenario(timed.api, timed.clock, timed.org_id, contract, unique, "0003", readings)
     expect(readings[-1].status == "failed", f"scenario 0003 reads {readings[-1].status!r}, not 'failed'",
            readings[-1].ex)
     window = filtered_page(pager, "balance history", since=since, limit="500")

@@ -26,6 +26,7 @@ from .._support.money import as_decimal, decimal_values
 from .._support.machines import RETURNED, came_back, path, scenario_walk
 from .._support.payouts import create_payout
 from .._support.realtime import Timed
+from .._support.scenario_outcomes import mismatch_unless_in_scenario
 
 NUMERIC = re.compile(r"^[0-9]+$")
 PAST, FUTURE = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
@@ -138,6 +139,7 @@ def test_a_returned_payout_shows_payout_and_payout_return(timed: Timed, contract
     the payout-state tests read too. A payout that fails with its funds returned (0003) is not used: which type
     its money coming back takes is not shown ("the full list of `type` values is not shown")."""
     payout_id, readings = scenario_walk(timed, contract, unique, RETURNED, until=came_back)
+    mismatch_unless_in_scenario(timed.api, timed.clock, timed.org_id, contract, unique, RETURNED, readings)
     expect(came_back(readings), f"scenario {RETURNED} went {path(readings)}; it does not come back from the bank "
            "(`completed`, then `failed`)", readings[-1].ex)
     page = filtered_page(Pager(timed.api, contract, "listBalanceTransactions"), "balance transactions",

@@ -23,6 +23,7 @@ from .._support.answers import null_or_absent
 from .._support.balance import CACHE_SECONDS, figures, read_balance, top_up
 from .._support.money import as_decimal
 from .._support.payouts import cancel_payout, create_payout, create_self_funded, read_payout, timeline, tx_hash
+from .._support.scenario_outcomes import mismatch_unless_in_scenario, one_reading
 from .._support.types import Unique
 
 CRYPTO_SCOPES = ("read", "write", "crypto_payouts")
@@ -67,6 +68,7 @@ def test_compliance_rejection_stays_debited(fresh_org, clock, contract: Contract
     payout_id = create_payout(handle.api, contract, unique, scenario).json["payoutId"]
     clock.advance(handle.org_id, float(timeline(contract)["settle_seconds"]) + 1)
     final = read_payout(handle.api, payout_id)
+    mismatch_unless_in_scenario(handle.api, clock, handle.org_id, contract, unique, scenario, one_reading(final))
     expect(final.json.get("status") == "failed",
            f"the payout in scenario {scenario} (rejected by compliance) reads {final.json.get('status')!r}", final)
     kinds = _kinds(handle.api, contract)

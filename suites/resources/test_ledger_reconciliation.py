@@ -26,6 +26,7 @@ from payconform.suite import Api, Contract, Exchange, OperatorError, Pager, Targ
 from .._support.approvals import hold
 from .._support.balance import CACHE_SECONDS, provider_figure, read_balance
 from .._support.payouts import DEFAULT, cancel_payout, create_payout, create_self_funded, read_payout, timeline
+from .._support.scenario_outcomes import mismatch_unless_in_scenario, one_reading
 from .._support.recipients import create_recipient, refused_recipient_update
 
 SCENARIOS = {"completed": DEFAULT, "failed": "0003", "returned": "0004"}
@@ -51,8 +52,9 @@ def _scripted(fresh_org, operator, clock, contract: Contract, unique) -> Run:
     refused = handle.api.op("cancelPayout", payoutId=created["completed"].json["payoutId"])
     expect(refused.status >= 400, f"canceling a payout drawn from the balance answered {refused.status}", refused)
     clock.advance(handle.org_id, float(timeline(contract)["settle_seconds"]) + 1)
-    for ex in created.values():
-        read_payout(handle.api, ex.json["payoutId"])
+    for outcome, ex in created.items():
+        settled = one_reading(read_payout(handle.api, ex.json["payoutId"]))
+        mismatch_unless_in_scenario(handle.api, clock, handle.org_id, contract, unique, SCENARIOS[outcome], settled)
     clock.advance(handle.org_id, CACHE_SECONDS)
     return Run(handle.api, handle.org_id, {outcome: ex.json for outcome, ex in created.items()},
                own.json["payoutId"], [*created.values(), own, cancel, refused],

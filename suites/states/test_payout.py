@@ -28,6 +28,7 @@ from .._support.machines import (
 )
 from .._support.payouts import DEFAULT, as_created, create_payout, read_payout, timeline
 from .._support.realtime import REAL_TIME, Timed
+from .._support.scenario_outcomes import mismatch_unless_in_scenario, one_reading
 from .._support.types import Unique
 
 ROWS = scenario_rows()
@@ -80,6 +81,7 @@ def test_transition_row(case: tuple[dict, str, bool], timed: Timed, contract: Co
         return any(a in row["from"] and b == row["to"] for a, b in itertools.pairwise(path(readings)))
 
     _, readings = scenario_walk(timed, contract, unique, scenario)
+    mismatch_unless_in_scenario(timed.api, timed.clock, timed.org_id, contract, unique, scenario, readings)
     seen = path(readings)
     states = contract.machine("payout")["states"]
     expect(all(s in states for s in seen), f"statuses seen {seen} include one outside {states}", readings[-1].ex)
@@ -142,6 +144,7 @@ def test_failed_payout_names_its_failure(timed: Timed, contract: Contract, uniqu
     """A payout that cannot be paid ends `failed` with a `failureCode`, a boolean `fundsReturned` and no
     `completedAt` (in real time, read until it has failed: the worker's walk of scenario 0003)."""
     _, readings = scenario_walk(timed, contract, unique, "0003")
+    mismatch_unless_in_scenario(timed.api, timed.clock, timed.org_id, contract, unique, "0003", readings)
     last = readings[-1]
     expect(last.status == "failed", f"scenario 0003 went {path(readings)}; it does not end 'failed'", last.ex)
     code = last.body.get("failureCode")
@@ -168,6 +171,7 @@ def test_a_failed_payout_is_not_an_error_response(timed: Timed, contract: Contra
         clock.advance(api.org_id, float(timeline(contract)["settle_seconds"]))
     ex = api.op("getOrder", payoutId=payout_id)
     expect_status(ex, {200}, "reading a payout that failed after it was accepted")
+    mismatch_unless_in_scenario(api, clock, timed.org_id, contract, unique, "0003", one_reading(ex))
     expect(isinstance(ex.json, dict) and ex.json.get("status") == "failed" and ex.json.get("failureCode"),
            "the read of a failed payout does not carry `status: failed` with a `failureCode`", ex)
 
@@ -183,6 +187,7 @@ def test_bank_return_after_completion(timed: Timed, contract: Contract, unique: 
     `fundsReturned: true`, and keeps the `completedAt` it had (in real time, read until it has come back: the
     worker's walk of scenario 0004)."""
     _, readings = scenario_walk(timed, contract, unique, RETURNED)
+    mismatch_unless_in_scenario(timed.api, timed.clock, timed.org_id, contract, unique, RETURNED, readings)
     done, last = first(readings, "completed"), readings[-1]
     expect(done is not None, f"scenario 0004 went {path(readings)}; it never completed", last.ex)
     returned = contract.machine("payout")["returned"]
@@ -202,7 +207,9 @@ def test_failed_and_returned_are_final(scenario: str, fresh_org, clock, contract
     payout_id = create_payout(org.api, contract, unique, scenario).json["payoutId"]
     tl = timeline(contract)
     clock.advance(org.org_id, float(tl["settle_seconds"]))
-    before = read_payout(org.api, payout_id).json
+    settled = read_payout(org.api, payout_id)
+    mismatch_unless_in_scenario(org.api, clock, org.org_id, contract, unique, scenario, one_reading(settled))
+    before = settled.json
     clock.advance(org.org_id, float(tl["terminal_check_seconds"]))
     after = read_payout(org.api, payout_id)
     keys = ("status", "failureCode", "fundsReturned")

@@ -8,6 +8,7 @@ the tests sit in one xdist group so that the session fixtures run on one worker 
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -60,6 +61,7 @@ class SuiteRun:
     report_dir: Path
     secrets: list[str]
     results: dict = field(default_factory=dict)
+    exchanges: Path | None = None  # the reference's exchange log of the run (`--exchange-log`), when it kept one
 
     @property
     def tests(self) -> list[dict]:
@@ -92,13 +94,17 @@ def variants() -> list[dict]:
 
 def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None = None,
               files: list[str] | None = None, workers: int = 0, choices: str | None = None,
-              profile: dict | None = None) -> SuiteRun:
+              profile: dict | None = None, exchanges: bool = False) -> SuiteRun:
     """Start a (possibly mutant) reference server, provision it, and run the suites against it. `choices`: the
     reference's configuration where the spec does not show (`--choices`); `profile`: the target file's
-    `profile:` override."""
+    `profile:` override; `exchanges`: the server logs every answer to `SuiteRun.exchanges`."""
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
-    with ForkedRefServer(mutant=mutant, choices=choices) as server, \
+    log = out_dir / "exchanges.jsonl" if exchanges else None
+    if log is not None:
+        log.unlink(missing_ok=True)
+    with ForkedRefServer(mutant=mutant, choices=choices,
+                         extra_args=["--exchange-log", str(log)] if log else ()) as server, \
             tempfile.TemporaryDirectory(prefix="payconform-target-") as private:
         # a selected run with the fuzz phase gets a larger key pool: the phase is paced by per-key budgets
         fuzzing = bool(select) and any(f.startswith("suites/fuzz/") for f in files or [])
@@ -120,7 +126,7 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
         secrets = [*target.secrets(), server.operator_token]
     results_file = report_dir / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
-    return SuiteRun(name, code, output, report_dir, secrets, results)
+    return SuiteRun(name, code, output, report_dir, secrets, results, log)
 
 
 def _full_run(target_file: Path, report_dir: Path, workers: int) -> list[str]:
@@ -192,7 +198,7 @@ def reference_runs() -> dict[str, SuiteRun]:
                                                 if any(f.startswith(part) for f in jobs[name]["files"])),
                                                default=len(LONG_FIRST)))
     forked.start()
-    return run_many({PRISTINE: {"workers": 2}, **{name: jobs[name] for name in order}}, parallel=5)
+    return run_many({PRISTINE: {"workers": 2, "exchanges": True}, **{name: jobs[name] for name in order}}, parallel=5)
 
 
 @pytest.fixture(scope="session")
@@ -221,14 +227,34 @@ OTHER_CHOICES = "other"  # the reference's second configuration (`--choices othe
 OTHER_CHOICES_PROFILE = ROOT / "contract" / "examples" / "other-choices.profile.yaml"
 
 
+# the requirements judged on payouts the profile puts in a sandbox scenario (failed, returned, processing skipped)
+SCENARIO_OUTCOMES = ["PAYOUT-T-FAILED", "PAYOUT-T-RETURNED", "PAYOUT-T-PROCESSING", "PAYOUT-TERMINAL",
+                     "ERR-ACCEPTED-FAILED-NOT-ERROR", "HIST-REVERSAL", "HIST-COMPLIANCE-STAYS-DEBITED",
+                     "BTX-TYPES-SEEN", "EVT-PAYOUT-FAILED", "EVT-PAYOUT-RETURNED"]
+
+
+def scenarios_by_account(fitting: dict) -> dict:
+    """The fitting profile but for what selects a sandbox payout's scenario: the default's (account digits)."""
+    profile = copy.deepcopy(fitting)
+    for key in ("select_by", "selector"):
+        profile["sandbox"]["payout_scenarios"].pop(key, None)
+    profile["sandbox"].pop("network_refusals", None)
+    return profile
+
+
 @pytest.fixture(scope="session")
 def other_choice_runs() -> dict[str, SuiteRun]:
     """The whole suite against the reference that chose otherwise wherever the spec does not show: with the
-    default profile (every difference a profile mismatch) and with the profile that fits it."""
+    default profile (every difference a profile mismatch) and with the profile that fits it; and the tests of
+    the payout scenarios' outcomes with a profile that fits but for how a scenario is selected."""
     fitting = yaml.safe_load(OTHER_CHOICES_PROFILE.read_text(encoding="utf-8"))
+    forked.start()
     return run_many({"other-choices-default-profile": {"choices": OTHER_CHOICES, "workers": 2},
-                     "other-choices-fitting-profile": {"choices": OTHER_CHOICES, "workers": 2, "profile": fitting}},
-                    parallel=2)
+                     "other-choices-fitting-profile": {"choices": OTHER_CHOICES, "workers": 2, "profile": fitting},
+                     "other-choices-scenarios-by-account": {
+                         "choices": OTHER_CHOICES, "profile": scenarios_by_account(fitting),
+                         "select": SCENARIO_OUTCOMES, "files": files_of(suite_listing(), SCENARIO_OUTCOMES)}},
+                    parallel=3)
 
 
 def iter_report_files(run: SuiteRun) -> Iterator[Path]:

@@ -35,3 +35,18 @@ def test_with_the_fitting_profile_the_suite_passes(other_choice_runs: dict[str, 
     left = [f"{t['nodeid']}: {(t.get('skip_reason') or '').splitlines()[0]}" for t in _mismatches(run)]
     assert not left, "profile mismatches with the fitting profile:\n" + "\n".join(left)
     assert run.returncode == 0, run.output[-3000:]
+
+
+def test_a_payout_scenario_selected_the_other_way_is_a_mismatch_of_select_by(
+        other_choice_runs: dict[str, SuiteRun]) -> None:
+    """The deployment selects payout scenarios by amount digits, the profile says by account digits: the tests
+    judged on a scenario's outcome (failed, returned, processing skipped; their ledger rows and events) end as
+    mismatches naming `select_by` with the value that fits, never as failures."""
+    run = other_choice_runs["other-choices-scenarios-by-account"]
+    assert run.tests, f"the run ran no test:\n{run.output[-3000:]}"
+    failures = run.with_outcome("failed", "error")
+    assert not failures, f"a scenario selected the other way was failed:\n{run.describe_failures()}"
+    named = {m["entry"]: m for m in run.results.get("profile_mismatches") or []}
+    entry = "sandbox.payout_scenarios.select_by"
+    assert entry in named and "amount_minor_suffix" in str(named[entry]), named
+    assert len(_mismatches(run)) >= 5, [t["nodeid"] for t in _mismatches(run)]
