@@ -6,8 +6,9 @@ Starts the reference server and runs ``payconform run`` per tier (``smoke``, ``f
   operator (``operator: {adapter: none}``), as a team with one test key of each kind would run it;
 - ``embedded``: ``payconform run`` with no target (it starts its own reference and provisions a key pool).
 
-The figures come from each run's ``results.json`` (``cost``, ``requirements``). It prints them; it asserts
-nothing about time (the machine decides that). ``payconform run`` without ``--tier`` runs every test: then
+The figures come from each run's ``results.json`` (``cost``, ``requirements``). It prints them and records
+them (``benchmarks/record.py``: benchmarks/results/ and docs/figures.md); it asserts nothing about time (the
+machine decides that). ``payconform run`` without ``--tier`` runs every test: then
 the ``full`` rows are that run and the ``smoke`` rows are not run, and the output says so.
 
     python benchmarks/run_cost.py                          # every tier and target (a one-key full run is long)
@@ -20,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -30,7 +30,10 @@ from typing import Any
 
 import yaml
 
-from payconform.cli.serve import start_reference
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.record import Recording, add_arguments, describe, table  # noqa: E402
+from payconform.cli.serve import start_reference  # noqa: E402
 
 TIERS = ("smoke", "full")
 TARGETS = ("one-key", "embedded")
@@ -82,26 +85,6 @@ def run(report_dir: Path, tier: str | None, target: Path | None, extra: list[str
     }
 
 
-def machine() -> str:
-    cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                if ln.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, load average {load:.1f} at start"
-
-
-def table(rows: list[dict[str, Any]]) -> str:
-    def cell(value: Any) -> str:
-        if value is None:
-            return "-"
-        if isinstance(value, float):
-            return f"{value:,.0f}" if value >= 10 else f"{value:.2f}"
-        return f"{value:,}" if isinstance(value, int) else str(value)
-
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(cell(r.get(c)) for c in COLUMNS) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tiers", default=",".join(TIERS), help="comma-separated: smoke,full")
@@ -110,19 +93,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fuzz-budget", type=int, help="passed to the runs (0: no fuzz phase); the output names it")
     parser.add_argument("--workers", help="passed to the runs as -n (default: payconform run's own, 2)")
     parser.add_argument("--keep", metavar="DIR", help="keep each run's report under DIR")
+    add_arguments(parser)
     ns = parser.parse_args(argv)
+    recording = Recording("run_cost", argv)
     tiers = [t for t in ns.tiers.split(",") if t]
     targets = [t for t in ns.targets.split(",") if t]
     tier_flag = knows_tier()
-    print(f"machine: {machine()}")
+    print(f"machine: {describe(recording.machine)}")
+    notes = []
     if not tier_flag:
-        print("note: `payconform run` has no --tier here: the full rows are the default run (every test); "
-              "smoke is not run")
+        notes.append("`payconform run` has no --tier here: the full rows are the default run (every test); "
+                     "smoke is not run")
     extra = (["--select", ns.select] if ns.select else []) + (
         ["--fuzz-budget", str(ns.fuzz_budget)] if ns.fuzz_budget is not None else []) + (
         ["-n", ns.workers] if ns.workers else [])
     if extra:
-        print(f"note: every run with {' '.join(extra)} (not a whole tier)")
+        notes.append(f"every run with {' '.join(extra)} (not a whole tier)")
+    for note in notes:
+        print(f"note: {note}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="payconform-cost-") as tmp:
         base = Path(ns.keep) if ns.keep else Path(tmp)
@@ -140,13 +128,17 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     row = run(base / f"{target_kind}-{tier}", tier if tier_flag else None, target_file, extra)
                     rows.append(dict(row, tier=tier, target=target_kind))
-                    print(f"  {tier} / {target_kind}: done in {row['elapsed']:.0f}s"
-                          + (f", floor set by {row['binding']}" if row.get("binding") else "")
-                          + (f" ({row['error']})" if row.get("error") else ""), flush=True)
+                    done = (f"{tier} / {target_kind}: done in {row['elapsed']:.0f}s"
+                            + (f", floor set by {row['binding']}" if row.get("binding") else "")
+                            + (f" ({row['error']})" if row.get("error") else ""))
+                    notes.append(done)
+                    print(f"  {done}", flush=True)
             finally:
                 if server is not None:
                     server.stop()
-    print(table(rows))
+    print(table(COLUMNS, rows))
+    if not ns.no_record:
+        print(f"recorded in {recording.save(COLUMNS, rows, notes)}")
     return 0
 
 

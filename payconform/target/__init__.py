@@ -1,7 +1,9 @@
 """The target file: one YAML or JSON document describing a deployment under test.
 
-See docs/architecture.md ("The target file"). ``fields`` names what the file and the command line may say,
-``model`` holds ``Target`` (load, override, dump) and ``validation`` lists what makes a target unusable.
+See docs/architecture.md ("The target file"). ``fields`` describes every field once (its JSON Schema, default
+and meaning) and names the flags, ``model`` holds ``Target`` (load, override, dump), ``validation`` lists what
+makes a target unusable, and ``schema`` with ``reference`` generates payconform/schemas/target.schema.json and
+the field reference of docs/target-file.md from ``fields``.
 """
 
 from .fields import (

@@ -16,16 +16,17 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from .fields import CREDENTIAL_NAMES, ENV_PREFIX, OVERRIDE_FIELDS, TOP_LEVEL_FIELDS, WEBHOOK_FLAGS, TargetConfigError
+from .fields import (CREDENTIAL_NAMES, ENV_PREFIX, OPERATOR_FIELDS, OVERRIDE_FIELDS, TOP_LEVEL_FIELDS, WEBHOOK_FIELDS,
+                     WEBHOOK_FLAGS, TargetConfigError, default, section_defaults)
 from . import validation
 
 
 def _default_webhooks() -> dict:
-    return {"listen": "127.0.0.1:0", "public_url": None}
+    return section_defaults(WEBHOOK_FIELDS)
 
 
 def _default_operator() -> dict:
-    return {"adapter": "none"}
+    return section_defaults(OPERATOR_FIELDS)
 
 
 def _document_location(value: Any, base: Path) -> Any:
@@ -46,9 +47,9 @@ class Target:
     webhooks: dict[str, Any] = field(default_factory=_default_webhooks)
     operator_config: dict[str, Any] = field(default_factory=_default_operator)
     profile: dict[str, Any] = field(default_factory=dict)
-    rate_limit: int = 100
-    ip_rate_limit: int = 2000
-    request_timeout: float = 10.0
+    rate_limit: int = default("rate_limit")
+    ip_rate_limit: int = default("ip_rate_limit")
+    request_timeout: float = default("request_timeout")
     openapi: str | None = None  # the deployment's OpenAPI document: an absolute file path or a URL on its host
     source: Path | None = None
     # name -> "env:NAME" for values that were read from the environment (kept as references on dump)
@@ -187,9 +188,9 @@ class Target:
             webhooks=dict(webhooks),
             operator_config=operator or _default_operator(),
             profile=dict(profile),
-            rate_limit=data.get("rate_limit", 100),
-            ip_rate_limit=data.get("ip_rate_limit", 2000),
-            request_timeout=data.get("request_timeout", 10.0),
+            rate_limit=data.get("rate_limit", default("rate_limit")),
+            ip_rate_limit=data.get("ip_rate_limit", default("ip_rate_limit")),
+            request_timeout=data.get("request_timeout", default("request_timeout")),
             openapi=data.get("openapi"),
             source=source,
             env_refs=env_refs,

@@ -10,7 +10,8 @@ import re
 from typing import TYPE_CHECKING, Mapping
 from urllib.parse import urlsplit
 
-from .fields import API_KEY_NAMES, API_PREFIX, CREDENTIAL_NAMES
+from .fields import (ADAPTER_PATTERN, API_KEY_NAMES, API_PREFIX, CREDENTIAL_NAMES, FIELD, LIVE_KEY_PREFIX,
+                     TEST_KEY_PREFIX, WEBHOOK_FIELD_NAMES)
 
 if TYPE_CHECKING:
     from .model import Target
@@ -56,21 +57,22 @@ def problems(target: Target) -> list[str]:
                 found.append("api_key_pool must be a list of api keys")
                 continue
             for i, key in enumerate(value):
-                if not key.startswith("svc_test_"):
-                    found.append(f"api_key_pool[{i}] must be a test key (svc_test_...)")
+                if not key.startswith(TEST_KEY_PREFIX):
+                    found.append(f"api_key_pool[{i}] must be a test key ({TEST_KEY_PREFIX}...)")
             continue
         if not isinstance(value, str):
             found.append(f"credential {name} must be a string")
             continue
         if name == "live_key":
-            if not value.startswith("svc_live_"):
-                found.append("live_key must be a live key (svc_live_...)")
-        elif name in API_KEY_NAMES and not value.startswith("svc_test_"):
-            found.append(f"{name} must be a test key (svc_test_...): the suite never writes with a live key")
+            if not value.startswith(LIVE_KEY_PREFIX):
+                found.append(f"live_key must be a live key ({LIVE_KEY_PREFIX}...)")
+        elif name in API_KEY_NAMES and not value.startswith(TEST_KEY_PREFIX):
+            found.append(f"{name} must be a test key ({TEST_KEY_PREFIX}...): the suite never writes with a live key")
         elif name == "signing_private_key" and "PRIVATE KEY" not in value:
             found.append("signing_private_key must be a PEM private key")
 
-    for name, minimum in (("rate_limit", 1), ("ip_rate_limit", 1)):
+    for name in ("rate_limit", "ip_rate_limit"):
+        minimum = FIELD[name].schema["minimum"]
         value = getattr(target, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             try:
@@ -79,12 +81,14 @@ def problems(target: Target) -> list[str]:
                 ok = False
             if not ok:
                 found.append(f"{name} must be a positive integer (requests per minute), got {value!r}")
+    longest = FIELD["request_timeout"].schema["maximum"]
     try:
         timeout = float(target.request_timeout)
-        if not 0 < timeout <= 600:
+        if not 0 < timeout <= longest:
             raise ValueError
     except (TypeError, ValueError):
-        found.append(f"request_timeout must be a number of seconds between 0 and 600, got {target.request_timeout!r}")
+        found.append(f"request_timeout must be a number of seconds between 0 and {longest}, "
+                     f"got {target.request_timeout!r}")
 
     adapter = target.operator_config.get("adapter", "none")
     if adapter in (None, "none"):
@@ -97,7 +101,7 @@ def problems(target: Target) -> list[str]:
             found.append(f"operator.url must be http(s), got {url!r}")
         if not target.operator_config.get("token"):
             found.append("operator.token is required for adapter 'reference'")
-    elif not (isinstance(adapter, str) and re.match(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", adapter)):
+    elif not (isinstance(adapter, str) and re.match(ADAPTER_PATTERN, adapter)):
         found.append(f"operator.adapter must be 'reference', 'none' or 'package.module:Class', got {adapter!r}")
 
     document = target.openapi
@@ -111,4 +115,7 @@ def problems(target: Target) -> list[str]:
 
     if not isinstance(target.webhooks, Mapping):
         found.append("webhooks must be a mapping")
+    else:
+        found.extend(f"unknown field 'webhooks.{name}' (known: {', '.join(WEBHOOK_FIELD_NAMES)})"
+                     for name in sorted(set(target.webhooks) - set(WEBHOOK_FIELD_NAMES)))
     return found
