@@ -23,8 +23,9 @@ import uvicorn
 from . import mutants
 from .choices import CONFIGURATIONS
 from .app import build_app
+from .core.exchange_log import ExchangeLog
 from .core.http_protocol import ErrorBodyH11Protocol
-from .reference import Config, Reference
+from .reference import API_PREFIX, Config, Reference
 
 
 class _Server(uvicorn.Server):
@@ -66,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
                         " limits scale with it (60 and 30 at 100). Declare the same `rate_limit` in the target file")
     p.add_argument("--ip-rate-limit", type=_positive, metavar="N",
                    help="requests per minute per source IP (spec: 2,000); declare it as `ip_rate_limit`")
+    p.add_argument("--exchange-log", type=Path, metavar="FILE",
+                   help="append one JSON line per API answer (operationId, method, path, status, content type, body)"
+                        " to FILE: the answers as a validating proxy would see them")
     p.add_argument("--list-mutants", action="store_true", help="print name<TAB>reqs<TAB>doc per mutant")
     p.add_argument("--list-variants", action="store_true", help="print name<TAB><TAB>doc per variant")
     p.add_argument("--json", action="store_true", help="with --list-*: one JSON array instead")
@@ -126,7 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             mutants.apply(ref, name)
     except mutants.UnknownMutant as exc:
         raise SystemExit(str(exc)) from None
-    config = uvicorn.Config(build_app(ref), host=args.host, port=args.port, log_level="warning",
+    app = build_app(ref) if args.exchange_log is None else ExchangeLog(build_app(ref), args.exchange_log, API_PREFIX)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             access_log=False, lifespan="off", http=ErrorBodyH11Protocol)
     try:
         _Server(config).run()

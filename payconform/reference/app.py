@@ -11,6 +11,7 @@ from starlette.routing import BaseRoute, Route
 
 from . import openapi, operator
 from .core.errors import ApiError
+from .core.exchange_log import OPERATION
 from .core.incoming import client_host
 from .pipeline import handle
 from .reference import API_PREFIX, OPERATOR_PREFIX, Reference
@@ -27,6 +28,7 @@ def _literal_first(path: str) -> tuple[int, ...]:
 
 def _endpoint(ref: Reference, op_id: str):  # noqa: ANN202 - a Starlette endpoint
     async def endpoint(request: Request) -> Response:
+        request.scope[OPERATION] = op_id  # for the exchange log: the router matched this operation
         return await handle(ref, op_id, request)
 
     endpoint.__name__ = op_id
