@@ -151,8 +151,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("--fuzz-seed", f"fuzz phase: seed of the generated cases (default {FUZZ_SEED}, printed in the run's "
                           "header and in every fuzz failure); the same seed, budget and target state generate "
                           "the same cases", "fuzz_seed", metavar="N", type=int, default=FUZZ_SEED, forward=True),
-    Option("--max-duration", "tests that would start after SECONDS are reported not run, the report is written, "
-                             "exit code 1; payconform run also interrupts the tests still running a little later "
+    Option("--max-duration", "tests that would start after SECONDS are reported not run and the report is "
+                             "written; payconform run exits with its out-of-time code when none of the tests that ran "
+                             "failed (pytest alone: the failures code), and also interrupts the tests still running a little later "
                              "(0: no limit; default: with payconform run, twice the least time the target's rate "
                              "limits allow for the tier's request budget with the keys at hand, plus time for "
                              "start-up and the spec's clocks; with pytest alone, no limit)", "max_duration",

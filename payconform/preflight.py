@@ -13,11 +13,12 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 from .client import Api, Exchange, TargetError
 from .reachability import static_cause
 from .context import RunContext
-from .target import API_KEY_NAMES, Target
+from .target import API_KEY_NAMES, API_PREFIX, Target
 from .webhooks import receiver_settings
 
 # Seconds a preflight request may take: a target that does not answer is told apart in seconds.
@@ -73,6 +74,11 @@ def _looks_like_this_api(ex: Exchange) -> str | None:
     return None
 
 
+def _path(base_url: str) -> str:
+    """The path part of ``base_url``, without its trailing slash."""
+    return urlsplit(base_url).path.rstrip("/")
+
+
 def _headroom(ex: Exchange) -> str:
     shown = [f"{name}: {ex.headers[name]}" for name in RATE_HEADERS if name in ex.headers]
     return ", ".join(shown) if shown else "the target shows no rate-limit headers"
@@ -106,7 +112,7 @@ class _Run:
         problem = _looks_like_this_api(ex)
         if problem:
             raise PreflightFailed(f"{self.target.base_url} does not answer as this API: an unknown route gave "
-                                  f"{problem}; is base_url right (it includes /business/api/v1)?")
+                                  f"{problem}; is base_url right (it includes {API_PREFIX})?")
         kind = _error_type(ex)
         note = "" if (ex.status, kind) == (404, "ROUTE_NOT_FOUND") else " (the routing tests will judge it)"
         self.result.lines.append(f"base URL answers as this API: unknown route -> {ex.status} {kind}{note}")
@@ -136,6 +142,14 @@ class _Run:
             self.result.lines.append(f"{name}: answers 429 RATE_LIMITED, its window full of earlier requests "
                                      "(the rate-limit tests count them); not judged")
             return
+        if ex.status == 404:
+            # a route the spec defines is not there: the key was never judged, the base URL's path is wrong
+            answer = f"{ex.status} {kind}" if kind else str(ex.status)
+            path = _path(self.target.base_url) + POLICY_PATH.format(orgId=self.target.org_id)
+            raise PreflightFailed(
+                f"the base URL's path does not reach this API: {self.target.base_url} answered {answer} for GET "
+                f"{path} (the organization's policy, read with {name}); is the path right? Before {API_PREFIX} "
+                f"comes only the path where the deployment serves the API (x-request-id {ex.request_id})")
         if kind == "ACCOUNT_BLOCKED":
             raise PreflightFailed(f"{name} is refused: the organization {self.target.org_id} is suspended "
                                   f"(ACCOUNT_BLOCKED, x-request-id {ex.request_id})")

@@ -45,6 +45,7 @@ from .signer import (
 from .results.mismatch import ProfileMismatch
 from .results.skips import Kind, Needs
 from .target import API_KEY_NAMES, Target
+from .waits import waiting_for
 from .webhooks import Delivery, Mailbox, Receiver, SignatureError, verify
 
 __all__ = [
@@ -57,6 +58,8 @@ __all__ = [
     "failure_message", "shorten",
     # the run
     "Run", "run_of", "MANY_REQUESTS", "needs", "runs_many_requests",
+    # what a test waits for, told when its timeout ends it: with waiting_for("a payout.created delivery"): ...
+    "waiting_for",
     # skip reasons the report counts: Needs(Kind.OPERATOR, "cannot x").skip()
     "Kind", "Needs",
     # the target chose otherwise than the profile: raise ProfileMismatch(entry, seen, override=..., exchange=ex)

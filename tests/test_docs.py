@@ -1,5 +1,5 @@
 """The documentation: README is a short door into the docs site, the site builds with every link valid, and
-no page tells how the product was built (session and issue numbers, "used to", paths outside the repository).
+no page tells how the product was built (`history_words`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from .history_words import HISTORY
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 README_MAX_LINES = 150
@@ -21,18 +23,6 @@ TEST_COMMAND = (
     "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && .venv/bin/python -m pytest -n 2 --durations=15"
 )
 PROSE = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
-ORDINALS = ("first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|"
-            "fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|\\d+(?:st|nd|rd|th)")
-HISTORY = {
-    "a session by its ordinal": re.compile(rf"\b(?:{ORDINALS})\s+session", re.I),
-    "a session number": re.compile(r"\bsessions?\s+#?\d+", re.I),
-    "an issue number": re.compile(r"\bissues?\s+#?\d+", re.I),
-    "a #number": re.compile(r"(?<![\w&])#\d+\b"),
-    "'used to'": re.compile(r"\bused to\b", re.I),
-    "'fixed since'": re.compile(r"\bfixed since\b", re.I),
-    "'no longer'": re.compile(r"\bno longer\b", re.I),
-    "a path outside the repository": re.compile(r"\.\./shared\b"),
-}
 
 
 def _sh_blocks(markdown: str, heading: str) -> list[str]:

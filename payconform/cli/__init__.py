@@ -1,27 +1,29 @@
 """``payconform run | check | profile check | profile suggest | serve | receiver | baseline update | report diff``
 and ``payconform --version``.
 
-``parser`` holds the command line; ``run``, ``check``, ``gate``, ``profile``, ``serve`` and ``reports`` one
-command each;
-``payconform receiver`` is the webhook-receiver kit (``payconform.receiver``).
+``parser`` holds the command line, ``exit_codes`` what each exit code means; ``run``, ``check``, ``gate``,
+``profile``, ``serve`` and ``reports`` one command each (``pytest_proc`` and ``outcome``: the pytest run of
+``payconform run`` and its exit code); ``payconform receiver`` is the webhook-receiver kit
+(``payconform.receiver``). The commands are imported when one runs, so that ``exit_codes`` imports alone.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Sequence
-
-from ..receiver import cli as receiver_cli
-from .check import cmd_check
-from .parser import build_parser
-from .profile import cmd_profile
-from .reports import cmd_baseline, cmd_report
-from .run import cmd_run
-from .serve import cmd_serve
+from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The console script: arguments after ``--`` go to pytest unchanged."""
+    from ..receiver import cli as receiver_cli
+    from .check import cmd_check
+    from .exit_codes import ExitCode
+    from .parser import build_parser
+    from .profile import cmd_profile
+    from .reports import cmd_baseline, cmd_report
+    from .run import cmd_run
+    from .serve import cmd_serve
+
     args = list(sys.argv[1:] if argv is None else argv)
     extra: list[str] = []
     if "--" in args:
@@ -44,6 +46,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_baseline(ns)
     if ns.command == "report":
         return cmd_report(ns)
-    parser.print_help()
-    return 2
-
+    parser.print_help(sys.stderr)
+    return ExitCode.USAGE

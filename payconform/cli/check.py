@@ -9,9 +9,9 @@ from ..pacing import accounting
 from ..preflight import preflight, print_preflight
 from ..context import RunContext
 from ..target import Target, TargetConfigError, flag_overrides
+from .exit_codes import ExitCode
 
-# The exit code of a run that cannot start: the target is not testable as described.
-CANNOT_TEST = 2
+CANNOT_TEST = ExitCode.CANNOT_TEST  # the target is not testable as described
 
 
 def _stderr(line: str) -> None:

@@ -8,14 +8,16 @@ from pathlib import Path
 
 from ..target import Target
 from ..results.verdicts import Verdict
+from .exit_codes import ExitCode
 
 
 def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: int) -> int:
-    """Apply ``--baseline`` / ``--warnings-as-errors`` to the finished run; rewrite its results and report."""
+    """Apply ``--baseline`` / ``--warnings-as-errors`` to the finished run; rewrite its results, report and summary."""
     from ..results import baseline as _baseline
     from ..contract import Contract
     from ..redact import Redactor
     from ..results.html import write_report
+    from ..results.markdown import write_summary
     from ..results.records import write_json
 
     if code not in (0, 1):
@@ -26,19 +28,20 @@ def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: i
         tier = _baseline.load_tier(ns.baseline) if ns.baseline else None
     except _baseline.BaselineError as exc:
         print(f"payconform: {exc}", file=sys.stderr)
-        return 3
+        return ExitCode.CANNOT_TEST
     contract = Contract.load(profile_overrides=target.profile)
     gated = _baseline.apply(results, entries, contract, ns.baseline, warnings_as_errors=ns.warnings_as_errors,
                              tier=tier, strict_profile=bool(ns.strict_profile))
     write_json(report_dir / "results.json", gated)
     write_report(report_dir, gated, contract, Redactor(target.secrets()))
+    write_summary(report_dir, gated, Redactor(target.secrets()))
     gate = gated["gate"]
     for f in gate["findings"]:
         print(f"payconform gate: {f['severity']}: {f['kind']}: {f['test']} {f['requirements']}: {f['detail']}",
               file=sys.stderr)
     print(f"payconform: CI gate {'passed' if gate['passed'] else 'failed'}"
           + (f" (baseline {ns.baseline})" if ns.baseline else ""), file=sys.stderr)
-    return 0 if gate["passed"] else 1
+    return ExitCode.PASSED if gate["passed"] else ExitCode.FAILED
 
 
 def forgive_warnings(report_dir: Path, code: int, strict_profile: bool = False) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 from .. import __version__
 from ..options import OPTIONS, RUN, TARGET
 from ..receiver import cli as receiver_cli
+from .exit_codes import UsageParser
 
 DEFAULT_BASELINE = "payconform-baseline.yaml"
 
@@ -30,8 +31,9 @@ def add_options(p: argparse.ArgumentParser, group: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``payconform`` argument parser (arguments after ``--`` are split off before it parses)."""
-    parser = argparse.ArgumentParser(
+    """The ``payconform`` argument parser (arguments after ``--`` are split off before it parses); a bad command
+    line exits ``ExitCode.USAGE``."""
+    parser = UsageParser(
         prog="payconform",
         description="Contract-conformance test suite for the Payouts, Recipients and Checkout service.",
     )
@@ -44,9 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the conformance suites against a target (a target file or flags) and write "
                     "results.json, index.html, JUnit XML and allure results into the report directory. "
                     "With neither --target nor --base-url, start the bundled reference server, provision "
-                    "it and run against it. Exit code 0 only when no test failed (approximate-timing misses "
-                    "are warnings); with --baseline, when the CI gate passes.",
-        epilog="Arguments after `--` go to pytest unchanged, e.g. `payconform run -- -k balance -x`.",
+                    "it and run against it. Exit code 0 when no test failed (approximate-timing misses "
+                    "are warnings; with --baseline, when the CI gate passes), 1 when one failed, 2 when the target "
+                    "cannot be tested, 3 when --max-duration left tests not run and nothing failed, 4 for a bad "
+                    "command line, 128+N when signal N ended the run (docs/ci-gate.md).",
+        epilog="Arguments after `--` go to pytest unchanged, e.g. `payconform run -- -k balance -x`; `-- --lf` "
+               "runs only what failed last time in this directory (`-- --ff`: those first), `-- --co` lists the "
+               "tests and writes nothing.",
     )
     add_options(run, TARGET)
     add_options(run, RUN)
@@ -63,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_options(check, TARGET)
 
     profile = sub.add_parser("profile", help="check the profile against the target, or suggest the override block")
-    psub = profile.add_subparsers(dest="profile_command", metavar="ACTION")
+    psub = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
     pcheck = psub.add_parser(
         "check", help="does the target answer as the profile says where the spec does not show",
         description="Within about 20 requests, read-only (reads, and writes that cannot succeed): probe each "
@@ -106,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="N requests per minute per source IP instead of the spec's 2,000 (declared likewise)")
     receiver_cli.add_parser(sub)
     baseline = sub.add_parser("baseline", help="manage the baseline of expected failures and skips (CI gates)")
-    bsub = baseline.add_subparsers(dest="baseline_command", metavar="ACTION")
+    bsub = baseline.add_subparsers(dest="baseline_command", metavar="ACTION", required=True)
     update = bsub.add_parser("update", help="write the baseline from a run's report directory",
                              description="Write one entry per failed or skipped test of a run (keyed by test "
                                          "and requirement ids, with a reason to edit) for `run --baseline`.")
@@ -117,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     update.add_argument("--reason", metavar="TEXT", help="reason for every entry (default: what the run saw)")
 
     report = sub.add_parser("report", help="work with report directories")
-    rsub = report.add_subparsers(dest="report_command", metavar="ACTION")
+    rsub = report.add_subparsers(dest="report_command", metavar="ACTION", required=True)
     rdiff = rsub.add_parser("diff", help="what changed verdict between two runs",
                             description="Print the requirements and tests whose verdict differs between run A "
                                         "and run B. Exit code 0 when nothing changed, 1 otherwise.")

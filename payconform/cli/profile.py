@@ -83,9 +83,6 @@ def _print_check(report: Report, source: str) -> None:
 
 def cmd_profile(ns: argparse.Namespace) -> int:
     """``payconform profile check`` and ``payconform profile suggest``."""
-    if ns.profile_command not in ("check", "suggest"):
-        _stderr("payconform profile: give an action: check or suggest")
-        return CANNOT_TEST
     examined = _examine(ns)
     if isinstance(examined, int):
         return examined

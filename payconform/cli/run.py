@@ -1,11 +1,12 @@
-"""``payconform run``: pytest over the suites against a target (or the embedded reference), and ``--list``."""
+"""``payconform run``: pytest over the suites against a target (or the embedded reference), ``--list`` and
+``-- --co``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import signal
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,19 +18,23 @@ from ..pacing import pacer as pacing
 from .. import paths
 from ..pacing.files import run_db_path
 from ..context import RunContext
-from ..results.artifacts import find_leaks
 from ..pacing.cost import STARTED_VAR, estimate
 from ..options import DEFAULT_WORKERS, POOL_WORKERS, REAL_TIME_SMOKE_WORKERS, pytest_args
 from ..target import Target, TargetConfigError, flag_overrides
 from ..pacing.tiers import Pace, tier
 from ..target.fields import WEBHOOK_FLAGS
-from .check import CANNOT_TEST, preflight_blocks
-from .gate import apply_gate, forgive_warnings
+from .check import preflight_blocks
+from .exit_codes import ExitCode, from_pytest, signalled
+from .outcome import settle
+from .pytest_proc import Stopped, run_pytest, stoppable
 from .serve import start_reference
 
 REAL_TIME_WAITS = 900.0  # a one-key run at scaled limits took its whole default budget (806 s) and left tests not run
 HARD_STOP_GRACE = 30.0  # seconds the tests in flight at --max-duration get before the run interrupts them
-STOP_WAIT = 60.0  # seconds an interrupted run gets to write its report before it is killed
+# pytest's cache (what --lf, --ff and --sw read) lives in the directory payconform run is started from, never
+# beside the suites: the rootdir of a run is the installed package's suites directory.
+CACHE_DIR = ".payconform_cache"
+COLLECT_ONLY = ("--co", "--collect-only", "--collectonly")
 
 
 def _default_report_dir() -> Path:
@@ -43,7 +48,9 @@ def _suites_dir(ns: argparse.Namespace) -> Path:
 # Plugins a run does without, and no assert rewriting: the suites' verdicts come from payconform.checks.expect, and
 # pytest rewrites every module of its plugins' distributions (schemathesis, hypothesis), about 3 s of CPU in
 # each pytest process where bytecode is not cached (PYTHONDONTWRITEBYTECODE).
-PYTEST_FLAGS = ("-p", "no:cacheprovider", "-p", "no:benchmark", "--assert=plain")
+RUN_FLAGS = ("-p", "no:benchmark", "--assert=plain")
+# A pytest run that keeps no cache (--list, and the project's own tests of the suites).
+PYTEST_FLAGS = ("-p", "no:cacheprovider", *RUN_FLAGS)
 
 
 def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
@@ -62,7 +69,7 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
         if not out.exists():
             sys.stderr.write(proc.stdout + proc.stderr)
             print(f"payconform: cannot list the tests (pytest exit code {proc.returncode})", file=sys.stderr)
-            return proc.returncode or 3
+            return from_pytest(proc.returncode) if proc.returncode else ExitCode.CANNOT_TEST
         rows = json.loads(out.read_text(encoding="utf-8"))
     contract = run_contract()
     by_req: dict[str, list[str]] = {}
@@ -80,51 +87,20 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
     if proc.returncode not in (0, 5):
         errors = [ln for ln in proc.stdout.splitlines() if ln.startswith("ERROR ")]
         print("payconform: some suite files could not be collected:\n" + "\n".join(errors), file=sys.stderr)
-        return 1
-    return 0
+        return ExitCode.FAILED
+    return ExitCode.PASSED
 
 
-def _run_pytest(cmd: list[str], stop_after: float | None = None, env: dict[str, str] | None = None) -> int:
-    """pytest in its own process group, so that SIGINT or SIGTERM (Ctrl-C, CI runners, `timeout`) reaches
-    it and all its xdist workers as one interrupt: the tests stop, the partial report is written, and
-    nothing is left running. A second signal kills the group. Answers pytest's exit code, or 128 + signal.
-    Still running ``stop_after`` seconds on (the tests in flight at ``--max-duration`` did not end), it is
-    interrupted the same way and answers 1: the report holds the tests left as not run."""
-    proc = subprocess.Popen(cmd, env=dict(os.environ) if env is None else env, start_new_session=True)
-    received: list[int] = []
-
-    def forward(signum: int, frame: object) -> None:
-        received.append(signum)
-        try:
-            os.killpg(proc.pid, signal.SIGINT if len(received) == 1 else signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if len(received) == 1:
-            print(f"payconform: {signal.Signals(signum).name}: stopping the run and writing the partial report "
-                  "(send it again to stop at once)", file=sys.stderr)
-
-    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        try:
-            code = proc.wait(timeout=stop_after)
-        except subprocess.TimeoutExpired:
-            print("payconform: --max-duration reached with tests still running: stopping them and writing the "
-                  "report", file=sys.stderr)
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                code = proc.wait(timeout=STOP_WAIT)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            code = 1
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # workers that outlived their controller
-        except ProcessLookupError:
-            pass
-    return 128 + received[0] if received else code
+def cmd_collect(ns: argparse.Namespace, extra: list[str]) -> int:
+    """``run -- --co``: pytest's own collection listing, the selection applied; no target is contacted and nothing
+    is written."""
+    cmd = [sys.executable, "-m", "pytest", str(_suites_dir(ns)), "-p", "payconform.plugin", *PYTEST_FLAGS,
+           *pytest_args(vars(ns), selection_only=True), *extra]
+    code = subprocess.run(cmd, check=False).returncode
+    if code == 5:
+        print("payconform: no tests were collected or selected (check --select and the suites directory)",
+              file=sys.stderr)
+    return from_pytest(code)
 
 
 def default_max_duration(target: Target, tier_name: str | None) -> float:
@@ -175,7 +151,7 @@ def pytest_command(ns: argparse.Namespace, suites: Path, target_file: Path, repo
              "max_duration": None if max_duration is None else f"{max_duration:.1f}"}
     cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin", *pytest_args(given),
            f"--junitxml={report_dir / 'junit.xml'}", f"--alluredir={report_dir / 'allure-results'}",
-           *PYTEST_FLAGS, "-rfE"]
+           *RUN_FLAGS, "-o", f"cache_dir={Path.cwd() / CACHE_DIR}", "-rfE"]
     if workers not in ("0", ""):
         # loadgroup: tests sharing an xdist_group (e.g. the rate_limit_key tests) never run concurrently
         cmd += ["-n", workers, "--dist", "loadgroup"]
@@ -183,10 +159,12 @@ def pytest_command(ns: argparse.Namespace, suites: Path, target_file: Path, repo
 
 
 def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
-    """Run pytest over the suites in a subprocess and answer its exit code, gated when asked."""
+    """Run pytest over the suites in a subprocess and answer the run's exit code (``exit_codes.ExitCode``)."""
     started = time.monotonic()
     if ns.list:
         return cmd_list(ns, extra)
+    if any(a in COLLECT_ONLY for a in extra):
+        return cmd_collect(ns, extra)
     if ns.baseline:
         from ..results.baseline import BaselineError, load
 
@@ -194,99 +172,85 @@ def cmd_run(ns: argparse.Namespace, extra: list[str]) -> int:
             load(ns.baseline)
         except BaselineError as exc:
             print(f"payconform: {exc}", file=sys.stderr)
-            return 2
-    overrides = flag_overrides(lambda name: getattr(ns, name, None))
-    server = None
+            return ExitCode.CANNOT_TEST
+    suites = _suites_dir(ns)
+    if not suites.is_dir():
+        print(f"payconform: no suites directory at {suites}", file=sys.stderr)
+        return ExitCode.CANNOT_TEST
     tmpdir = tempfile.mkdtemp(prefix="payconform-run-")
     os.chmod(tmpdir, 0o700)
-    target_file = Path(tmpdir) / "target.yaml"
+    server = None
     try:
-        if ns.target or ns.base_url:
-            try:
-                target = Target.load(ns.target, overrides=overrides)
-            except TargetConfigError as exc:
-                print(f"payconform: {exc}", file=sys.stderr)
-                return 2
-            if ns.mutant:
-                print("payconform: --mutant only applies to the embedded reference server", file=sys.stderr)
-                return 2
-        else:
-            if any(k not in ("rate_limit", *WEBHOOK_FLAGS) for k in overrides):
-                print("payconform: target flags need --target or --base-url", file=sys.stderr)
-                return 2
-            print("payconform: no target given: starting the reference server", file=sys.stderr)
-            try:
-                server, target = start_reference("127.0.0.1", 0, None, ns.mutant, None)
-            except Exception as exc:  # noqa: BLE001 - report any startup failure plainly
-                print(f"payconform: cannot start the reference server: {exc}", file=sys.stderr)
-                return 3
-            if "rate_limit" in overrides:
-                target.rate_limit = int(overrides["rate_limit"])
-            target.webhooks.update({WEBHOOK_FLAGS[k]: v for k, v in overrides.items() if k in WEBHOOK_FLAGS})
-            print(f"payconform: reference server at {target.base_url}", file=sys.stderr)
-        # a target of the user's: its pacing file outlives the run (the next run knows what this one sent)
-        pacing_db = os.environ.get(pacing.ENV_VAR) or str(
-            run_db_path(None if server is not None else target.base_url, tmpdir))
-        if _paced_preflight_blocks(target, pacing_db):
-            return CANNOT_TEST
-        # after the preflight: its counts are handed over in the environment
-        env = dict(os.environ, **{pacing.ENV_VAR: pacing_db,
-                                  STARTED_VAR: repr(time.time() - (time.monotonic() - started))})
-        target.dump(target_file)
-
-        report_dir = Path(ns.report_dir) if ns.report_dir else _default_report_dir()
-        report_dir.mkdir(parents=True, exist_ok=True)
-        suites = _suites_dir(ns)
-        if not suites.is_dir():
-            print(f"payconform: no suites directory at {suites}", file=sys.stderr)
-            return 3
-        workers = str(ns.workers if ns.workers is not None else default_workers(target, ns.tier))
-        max_duration = default_max_duration(target, ns.tier) if ns.max_duration is None else ns.max_duration
-        left = max(max_duration - (time.monotonic() - started), 1.0) if max_duration else None
-        stop_after = None if left is None else left + HARD_STOP_GRACE
-        cmd = pytest_command(ns, suites, target_file, report_dir, workers, left)
-        cmd += extra
-        code = _run_pytest(cmd, stop_after, env)
-        if ns.baseline or ns.warnings_as_errors:
-            code = apply_gate(ns, report_dir, target, code)
-        elif code == 1:
-            code = forgive_warnings(report_dir, code, ns.strict_profile)
-        leaks = find_leaks(report_dir, target.secrets())
-        for leak in leaks:
-            print(f"payconform: secret leak: {leak.path} holds {leak.kind}; do not publish this report",
-                  file=sys.stderr)
-        if leaks and code == 0:
-            code = 1
-        index = report_dir / "index.html"
-        if index.exists():
-            print(f"payconform: report written to {index.resolve()}")
-        else:
-            print(f"payconform: no report was written (pytest exit code {code}); see the output above",
-                  file=sys.stderr)
-        if code == 5:
-            print("payconform: no tests were collected or selected (check --select and the suites directory)",
-                  file=sys.stderr)
-            code = CANNOT_TEST
-        elif code == 1:
-            if not (ns.baseline or ns.warnings_as_errors):
-                print("payconform: some conformance tests failed"
-                      + (" or met a profile mismatch (--strict-profile)" if ns.strict_profile else ""),
-                      file=sys.stderr)
-        elif code > 128:
-            print(f"payconform: the run was interrupted ({signal.Signals(code - 128).name}); the report holds the "
-                  "tests that finished", file=sys.stderr)
-        elif code not in (0,):
-            print(f"payconform: pytest ended with exit code {code}", file=sys.stderr)
-        return code
+        with stoppable():
+            started_target = _start_target(ns)
+            if isinstance(started_target, int):
+                return started_target
+            server, target = started_target
+            return _run(ns, extra, suites, target, server is not None, Path(tmpdir), started)
+    except Stopped as stop:
+        print(f"payconform: {stop}: stopped before the tests started", file=sys.stderr)
+        return signalled(stop.signum)
     finally:
         if server is not None:
             server.stop()
-        for leftover in Path(tmpdir).iterdir():  # the target file, the pacing file and its write-ahead log
-            try:
-                leftover.unlink()
-            except OSError:
-                pass
+        shutil.rmtree(tmpdir, ignore_errors=True)  # the target file, the pacing file and its write-ahead log
+
+
+def _start_target(ns: argparse.Namespace) -> tuple[object, Target] | int:
+    """The target of the file and flags, or the embedded reference server started (and the server, else None);
+    ``ExitCode.CANNOT_TEST`` with one message when there is none to test."""
+    overrides = flag_overrides(lambda name: getattr(ns, name, None))
+    if ns.target or ns.base_url:
         try:
-            os.rmdir(tmpdir)
-        except OSError:
-            pass
+            target = Target.load(ns.target, overrides=overrides)
+        except TargetConfigError as exc:
+            print(f"payconform: {exc}", file=sys.stderr)
+            return ExitCode.CANNOT_TEST
+        if ns.mutant:
+            print("payconform: --mutant only applies to the embedded reference server", file=sys.stderr)
+            return ExitCode.CANNOT_TEST
+        return None, target
+    if any(k not in ("rate_limit", *WEBHOOK_FLAGS) for k in overrides):
+        print("payconform: target flags need --target or --base-url", file=sys.stderr)
+        return ExitCode.CANNOT_TEST
+    print("payconform: no target given: starting the reference server", file=sys.stderr)
+    try:
+        server, target = start_reference("127.0.0.1", 0, None, ns.mutant, None)
+    except Exception as exc:  # noqa: BLE001 - report any startup failure plainly
+        print(f"payconform: cannot start the reference server: {exc}", file=sys.stderr)
+        return ExitCode.CANNOT_TEST
+    if "rate_limit" in overrides:
+        target.rate_limit = int(overrides["rate_limit"])
+    target.webhooks.update({WEBHOOK_FLAGS[k]: v for k, v in overrides.items() if k in WEBHOOK_FLAGS})
+    print(f"payconform: reference server at {target.base_url}", file=sys.stderr)
+    return server, target
+
+
+def _run(ns: argparse.Namespace, extra: list[str], suites: Path, target: Target, embedded: bool, tmpdir: Path,
+         started: float) -> int:
+    """The preflight, then the pytest run; a report directory this run made and left without a report (nothing
+    selected, pytest refused its arguments, stopped before anything was written) is removed."""
+    # a target of the user's: its pacing file outlives the run (the next run knows what this one sent)
+    pacing_db = os.environ.get(pacing.ENV_VAR) or str(run_db_path(None if embedded else target.base_url, tmpdir))
+    if _paced_preflight_blocks(target, pacing_db):
+        return ExitCode.CANNOT_TEST
+    # after the preflight: its counts are handed over in the environment
+    env = dict(os.environ, **{pacing.ENV_VAR: pacing_db,
+                              STARTED_VAR: repr(time.time() - (time.monotonic() - started))})
+    target_file = tmpdir / "target.yaml"
+    target.dump(target_file)
+    report_dir = Path(ns.report_dir) if ns.report_dir else _default_report_dir()
+    made = not report_dir.exists()
+    workers = str(ns.workers if ns.workers is not None else default_workers(target, ns.tier))
+    max_duration = default_max_duration(target, ns.tier) if ns.max_duration is None else ns.max_duration
+    left = max(max_duration - (time.monotonic() - started), 1.0) if max_duration else None
+    stop_after = None if left is None else left + HARD_STOP_GRACE
+    ended = run_pytest(pytest_command(ns, suites, target_file, report_dir, workers, left) + extra, stop_after, env)
+    if made and report_dir.is_dir() and (ended.code in (ExitCode.USAGE, 5)
+                                         or not any(p.is_file() for p in report_dir.rglob("*"))):
+        shutil.rmtree(report_dir, ignore_errors=True)
+    try:
+        return settle(ns, report_dir, target, ended)
+    except Stopped as stop:
+        print(f"payconform: {stop}: stopped while judging the finished run", file=sys.stderr)
+        return signalled(stop.signum)

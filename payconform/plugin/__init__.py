@@ -10,7 +10,9 @@
 - ``recording``: each test's record and its transport from the workers to the controller;
 - ``endings``: how a run ends early (the target stopped answering, ``--max-duration``, an interrupt) and the
   "not run" rows of the tests it left; the directory the controller shares with its workers (``Run.run_dir``);
-- ``summary``: ``results.json``, ``index.html``, the report header and the terminal summary;
+- ``summary``: ``results.json``, ``index.html``, ``summary.md``, the report header and the terminal summary;
+- ``progress``: a line now and then on a long run: parts done, requests spent of the plan, time left;
+- ``waits``: a test that times out says what it was waiting for (``payconform.waits``);
 - ``fixtures``: ``run``, ``target``, ``contract`` (session); ``api``, ``api_as``, ``anon``, ``operator``, ``clock``,
   ``fresh_org``, ``own_org``, ``unique``, ``webhook_receiver``, ``webhook_receiver_factory`` (function);
   ``webhook_server`` (session).
@@ -34,6 +36,8 @@ pytest_plugins = [
     "payconform.plugin.recording",
     "payconform.plugin.endings",
     "payconform.plugin.summary",
+    "payconform.plugin.progress",
+    "payconform.plugin.waits",
     "payconform.plugin.fixtures",
 ]
 

@@ -171,7 +171,7 @@ def _configure(state: PayconformState) -> None:
     if state.is_worker and config.workerinput.get(WORKER_LOADGROUP):
         config.option.loadgroup = True  # workers parse their own args: tell them, as --dist loadgroup would
 
-    if not state.is_worker:
+    if not state.is_worker and not config.option.collectonly:  # a collection-only run writes no report
         opt = config.getoption("payconform_report_dir")
         if opt:
             state.report_dir = Path(opt)

@@ -1,4 +1,5 @@
-"""The end of a run: ``results.json`` and ``index.html`` in the report dir, the header and the terminal summary.
+"""The end of a run: ``results.json``, ``index.html`` and ``summary.md`` in the report dir, the header and the
+terminal summary.
 
 Only the controller (or a run without xdist) writes: it holds every worker's rows.
 """
@@ -14,9 +15,11 @@ from ..results import records as _results
 from ..results.causes import failure_causes
 from ..pacing.cost import cost_line, estimate, run_cost
 from ..results.html import write_report
+from ..results.markdown import headline, write_summary
 from ..results.mismatch import merge, override_yaml
 from ..pacing.tiers import FUZZ_MINIMUM, Pace, Tier
 from ..results.verdicts import Verdict
+from . import endings as _endings
 from .session import STATE, PayconformState
 
 
@@ -40,13 +43,18 @@ def _tier_line(state: PayconformState) -> str:
     assert target is not None
     pace = Pace.of(target)
     keys = pace.keys
-    planned = tier.suite_requests + _fuzz_share(state.config, tier, pace)[0]
+    planned = planned_requests(state)
     minutes = estimate(planned, keys, target.rate_limit, target.ip_rate_limit) / 60
     whole = (f"; selected: {', '.join(state.select)}, a part of the tier: the whole tier plans about {planned}"
              if state.select else f"; planned about {planned}")
     return (f"payconform tier: {tier.describe()}{whole} requests (suites ~{tier.suite_requests}, "
             f"{_fuzz_share(state.config, tier, pace)[1]}), at least {minutes:.1f} min at {target.rate_limit} "
             f"requests/min with {keys} key{'s' if keys != 1 else ''}")
+
+
+def planned_requests(state: PayconformState) -> int:
+    """The requests the run's tier plans with the keys at hand: its suites' and its fuzz phase's."""
+    return state.tier.suite_requests + _fuzz_share(state.config, state.tier, Pace.of(state.target))[0]
 
 
 def _fuzz_share(config: pytest.Config, tier: Tier, pace: Pace) -> tuple[int, str]:
@@ -79,6 +87,7 @@ def _results_data(state: PayconformState) -> dict:
         "strict_profile": bool(state.config.getoption("payconform_strict_profile")),
         "tier": state.tier.name,
         "select": state.select,
+        **({"ended": ended} if (ended := _endings.ended(state.config)) else {}),
     }
     data = _results.build_results(run=run, tests=state.collector.tests(), contract=state.contract)
     if target is not None and state.contract is not None:
@@ -108,6 +117,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     state.results = data
     state.written["results"] = _results.write_json(state.report_dir / "results.json", data)
     state.written["html"] = write_report(state.report_dir, data, state.contract, state.redactor)
+    state.written["summary"] = write_summary(state.report_dir, data, state.redactor)
     if data["run"]["strict_profile"] and data.get("profile_mismatches") and session.exitstatus == 0:
         session.exitstatus = 1  # --strict-profile: a mismatch fails the run
 
@@ -160,7 +170,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     tr.write_line(f"tests: {t['passed']} passed, {t['failed'] + t['errors']} failed, {mismatches}"
                   f"{t['skipped']} skipped" + (f" ({skipped})" if skipped else "")
                   + (f", {t['not_run']} not run" if t["not_run"] else ""))
-    tr.write_line(f"requirements covered: {t['covered']} of {t['requirements']}")
+    if t["partial"]:
+        tr.write_line(f"requirements: {headline(t, data['run'])}")
+    else:
+        tr.write_line(f"requirements covered: {t['covered']} of {t['requirements']}")
     cost = data.get("cost")
     if cost:
         tr.write_line(cost_line(cost))
@@ -182,4 +195,4 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
             reqs = ", ".join(row["requirements"]) or "-"
             tr.write_line(f"  {config.cwd_relative_nodeid(row['nodeid'])} [{reqs}]: {first.strip()}", red=True)
     if "html" in state.written:
-        tr.write_line(f"report: {state.written['html'].resolve()}  (results.json beside it)")
+        tr.write_line(f"report: {state.written['html'].resolve()}  (results.json and summary.md beside it)")

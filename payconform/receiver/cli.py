@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .. import webhooks
+from ..cli.exit_codes import ExitCode, UsageParser
 from . import runner
 
 HELP = "check a webhook receiver against the Events part of the spec (signatures, timestamps, dedupe, order)"
@@ -32,6 +33,9 @@ def _options(parser: argparse.ArgumentParser) -> None:
                         help="base URL where the receiver shows its conclusions: GET {state-url}/payouts/{id} "
                              '-> {"status": ..., "events": [whk-id, ...]}; without it three checks are skipped')
     parser.add_argument("--report-dir", default=None, help="where to write the report (default reports/receiver-<time>)")
+    parser.add_argument("--strict", action="store_true",
+                        help="a skipped check fails the run (exit code 1); by default skips are listed with why and "
+                             "the run passes when no check failed")
 
 
 def _secret(value: str) -> str:
@@ -53,20 +57,21 @@ def _http_url(value: str | None, flag: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the kit; 0 every check passed, 1 a check failed or was skipped, 2 unusable input or receiver."""
+    """Run the kit; 0 no check failed (with --strict: none was skipped either), 1 otherwise, 2 unusable input or
+    receiver."""
     try:
         secret = _secret(args.secret)
         _http_url(args.url, "--url")
         _http_url(args.state_url, "--state-url")
     except ValueError as exc:
         print(f"payconform receiver: {exc}", file=sys.stderr)
-        return runner.EXIT_UNREACHABLE
+        return ExitCode.CANNOT_TEST
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     report_dir = Path(args.report_dir) if args.report_dir else Path("reports") / f"receiver-{stamp}"
-    return runner.run(args.url, secret, args.state_url, report_dir)
+    return runner.run(args.url, secret, args.state_url, report_dir, strict=args.strict)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m payconform.receiver", description=HELP)
+    parser = UsageParser(prog="python -m payconform.receiver", description=HELP)
     _options(parser)
     return run(parser.parse_args(argv))

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TextIO
 
 from ..checks import expect
+from ..cli.exit_codes import ExitCode
+from ..ended import How
 from ..results import records as results
 from ..contract import RECEIVER, Contract
 from ..redact import Redactor
@@ -19,8 +21,6 @@ from .checks import CHECKS, Check
 from .junit import write_junit
 from .send import Unreachable
 from .session import CheckSkipped, Session
-
-EXIT_PASSED, EXIT_FAILED, EXIT_UNREACHABLE = 0, 1, 2
 
 
 def receiver_contract() -> Contract:
@@ -64,8 +64,10 @@ def run_check(session: Session, check: Check, contract: Contract, redactor: Reda
         results.reset_record(token)
 
 
-def run(url: str, secret: str, state_url: str | None, report_dir: Path, out: TextIO = sys.stdout) -> int:
-    """All checks against the receiver at `url`; the exit code (0 only when every check passed)."""
+def run(url: str, secret: str, state_url: str | None, report_dir: Path, out: TextIO = sys.stdout, *,
+        strict: bool = False) -> int:
+    """All checks against the receiver at `url`; the exit code: 0 when no check failed (with `strict`, when every
+    check passed: a skip fails too), 1 otherwise."""
     redactor = Redactor([secret, secret.removeprefix("whsec_")])
     contract = receiver_contract()
     started = datetime.now(timezone.utc)
@@ -74,22 +76,24 @@ def run(url: str, secret: str, state_url: str | None, report_dir: Path, out: Tex
         rows = [run_check(session, c, contract, redactor) for c in CHECKS]
     except Unreachable as exc:
         print(f"payconform receiver: cannot reach the receiver at {redactor(url)}: {redactor(exc)}", file=sys.stderr)
-        return EXIT_UNREACHABLE
+        return ExitCode.CANNOT_TEST
     finally:
         session.close()
     run_info = {"started": started.isoformat(timespec="seconds"),
                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "target": url, "state_url": state_url, "kind": "receiver",
-                "contract_version": contract.version, "select": []}
+                "contract_version": contract.version, "select": [],
+                "ended": {"how": How.COMPLETE.value, "detail": "every check ran", "not_run": 0}}
     data = redactor.obj(results.build_results(run=run_info, tests=rows, contract=contract))
     report_dir.mkdir(parents=True, exist_ok=True)
     results.write_json(report_dir / "results.json", data)
     write_junit(report_dir / "junit.xml", data["tests"])
     index = write_report(report_dir, data, contract, redactor)
-    return _summary(data, index, out)
+    return _summary(data, index, out, strict)
 
 
-def _summary(data: dict, index: Path, out: TextIO) -> int:
+def _summary(data: dict, index: Path, out: TextIO, strict: bool) -> int:
+    """Each check that did not pass, with why; the totals; the verdict and its exit code."""
     totals = results.totals(data)
     for row in data["tests"]:
         if row["outcome"] != "passed":
@@ -98,4 +102,9 @@ def _summary(data: dict, index: Path, out: TextIO) -> int:
     print(f"checks: {totals['passed']} passed, {totals['failed']} failed, {totals['skipped']} skipped; "
           f"requirements covered: {totals['covered']} of {totals['requirements']}", file=out)
     print(f"report: {index.resolve()}  (results.json, junit.xml beside it)", file=out)
-    return EXIT_PASSED if totals["passed"] == totals["tests"] else EXIT_FAILED
+    skipped = totals["skipped"]
+    failed = bool(totals["failed"]) or (strict and skipped > 0)
+    note = (f" ({skipped} checks skipped, listed above; --strict fails on a skip)" if skipped and not strict else
+            f" ({skipped} checks skipped: --strict fails on a skip)" if skipped else "")
+    print(("failed" if failed else "passed") + note, file=out)
+    return ExitCode.FAILED if failed else ExitCode.PASSED

@@ -13,6 +13,7 @@ from .causes import failure_causes
 from .mismatch import merge, override_yaml, summary
 from ..contract import DEFAULT_PARTS
 from ..redact import Redactor
+from .markdown import headline
 from .records import totals
 from .verdicts import FAILURE_VERDICTS, Verdict
 
@@ -71,7 +72,7 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
         mismatches = summary(results.get("tests") or [])
     merged = merge(m.get("override") for m in mismatches)
     html = _environment().get_template("report.html.j2").render(
-        run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests,
+        run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests, headline=headline,
         labels={v.value: v.label for v in Verdict}, verdicts=list(Verdict),
         gate_failing={v.value for v in Verdict if v.fails_gate}, findings=FAILURE_VERDICTS,
         untestable={v.value for v in Verdict if not v.testable}, gate=results.get("gate"),

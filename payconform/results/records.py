@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from ..pacing.tiers import tier as tier_of
 from . import mismatch as _mismatch
 from .skips import verdict_of
 from .unlock import unlock_rows
@@ -34,6 +35,7 @@ class TestRecord:
     request_ids: list[str] = field(default_factory=list)
     transcript: list[dict] = field(default_factory=list)
     dropped_entries: int = 0
+    waits: list[str] = field(default_factory=list)  # what the test waits for now, outermost first (payconform.waits)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     __test__ = False  # not a pytest test class
@@ -47,6 +49,20 @@ class TestRecord:
             if len(self.transcript) > MAX_TRANSCRIPT_ENTRIES:
                 del self.transcript[0]
                 self.dropped_entries += 1
+
+    def wait(self, what: str) -> str:
+        """Note a wait in progress; answers the entry to hand ``waited``."""
+        with self._lock:
+            self.waits.append(what)
+            return what
+
+    def waited(self, entry: str) -> None:
+        """The wait ``entry`` ended (the latest such, a test's threads may wait alike)."""
+        with self._lock:
+            for i in range(len(self.waits) - 1, -1, -1):
+                if self.waits[i] is entry:
+                    del self.waits[i]
+                    return
 
     def use_op(self, op_id: str) -> None:
         with self._lock:
@@ -248,7 +264,8 @@ def requirement_rows(contract, tests: Iterable[Mapping]) -> list[dict]:
 def build_results(*, run: Mapping[str, Any], tests: list[dict], contract) -> dict:
     apply_levels(contract, tests)
     reqs = requirement_rows(contract, tests)
-    out = {"run": dict(run), "tests": tests, "requirements": reqs, "unlock": unlock_rows(tests, reqs)}
+    out = {"run": dict(run, selected_requirements=sum(1 for r in reqs if r["tests"])), "tests": tests,
+           "requirements": reqs, "unlock": unlock_rows(tests, reqs)}
     mismatches = _mismatch.summary(tests)
     if mismatches:
         out["profile_mismatches"] = mismatches
@@ -267,6 +284,8 @@ def totals(results: Mapping) -> dict:
     testable = sum(1 for r in reqs if (v := Verdict.of(r["verdict"])) is None or v.testable)
     covered = sum(1 for r in reqs if (v := Verdict.of(r["verdict"])) is not None and v.covered)
     mismatched = Verdict.PROFILE_MISMATCH.value
+    selected = [r for r in reqs if r.get("tests")]
+    run = results.get("run") or {}
     return {
         "tests": len(tests),
         "passed": sum(1 for t in tests if t["outcome"] == "passed"),
@@ -281,6 +300,9 @@ def totals(results: Mapping) -> dict:
         "testable": testable,
         "coverage_percent": round(100.0 * covered / testable, 1) if testable else 0.0,
         "requirement_verdicts": req_by,
+        "selected": len(selected),
+        "selected_passed": sum(1 for r in selected if r["verdict"] == Verdict.PASSED.value),
+        "partial": bool(run.get("select")) or bool(tier_of(run.get("tier")).marker),
         "overall": overall_verdict(results, by_verdict),
     }
 

@@ -48,6 +48,7 @@ from ..pacing import timeouts as _timeouts
 from ..checks.expect import failure_message, shorten
 from ..context import RunContext
 from .guard import SafetyError, check_host, check_live_key
+from ..waits import waiting_for
 from .http import DeadlineTransport, deadline
 
 MAX_BODY = 1024 * 1024  # bytes of an answer read before it is cut
@@ -263,7 +264,8 @@ class Transport:
         info = RequestInfo(method, str(request.url), request.headers, body)
         wall = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         started = time.monotonic()
-        read = self._read(request, limit)
+        with waiting_for(f"the answer to {method} {info.url.removeprefix(self.base_url).split('?')[0] or '/'}"):
+            read = self._read(request, limit)
         elapsed = time.monotonic() - started
         request_id = read.headers.get("x-request-id") if read.status is not None else None
         self._record(wall, info, read, request_id, elapsed, op_id, attempt)

@@ -38,6 +38,7 @@ from payconform.suite import (
     expect_status,
     fail,
     verify,
+    waiting_for,
 )
 
 from .events import opt_in_types
@@ -119,28 +120,29 @@ def busy_bound(flush: Flush) -> float:
 
 
 def awaited(box: Mailbox, predicate: Callable[[list[Delivery]], bool], flush: Flush,
-            timeout: float = DISPATCH_WAIT) -> list[Delivery]:
+            timeout: float = DISPATCH_WAIT, what: str | None = None) -> list[Delivery]:
     """The mailbox's deliveries once `predicate` holds, or once `timeout` seconds pass with no delivery
     arriving, or `busy_bound` seconds in all; time past `BUSY_WAIT` is credited to the test's timeout (see the
-    module's docstring)."""
+    module's docstring). `what` names the deliveries awaited, for a test that times out meanwhile."""
     started = time.monotonic()
     end = started + max(timeout, busy_bound(flush))
     count, seen = -1, box.snapshot()
-    while len(seen) > count and not predicate(seen) and time.monotonic() < end:
-        count = len(seen)
-        now = time.monotonic()
-        step = min(timeout, end - now)
-        past = now + step - started - BUSY_WAIT
-        if flush is None and past > 0:
-            box.credit(min(step, past))
-        seen = box.wait_for(predicate, step, flush=flush)
+    with waiting_for(f"{what or 'deliveries'} at {box.url}"):
+        while len(seen) > count and not predicate(seen) and time.monotonic() < end:
+            count = len(seen)
+            now = time.monotonic()
+            step = min(timeout, end - now)
+            past = now + step - started - BUSY_WAIT
+            if flush is None and past > 0:
+                box.credit(min(step, past))
+            seen = box.wait_for(predicate, step, flush=flush)
     return seen
 
 
 def wait_for(box: Mailbox, predicate: Callable[[list[Delivery]], bool], flush: Flush, what: str,
              timeout: float = DISPATCH_WAIT) -> list[Delivery]:
     started = time.monotonic()
-    seen = awaited(box, predicate, flush, timeout)
+    seen = awaited(box, predicate, flush, timeout, what)
     expect(predicate(seen), f"{what}: not delivered within {time.monotonic() - started:.0f} s (a wait ends once "
                             f"{timeout:g} s pass with no delivery arriving, or after {busy_bound(flush):g} s); "
                             f"{arrived(seen, box.url)}")

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from payconform.suite import Api, Contract, Exchange, Kind, Needs, ProfileMismatch, expect, run_contract
+from payconform.suite import Api, Contract, Exchange, Kind, Needs, ProfileMismatch, expect, run_contract, waiting_for
 
 from . import runwide
 from .payouts import create_payout, read_payout, timeline
@@ -81,22 +81,23 @@ def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
     readings: dict[str, list[Reading]] = {payout_id: [] for payout_id in payouts}
     due = dict.fromkeys(payouts, 0.0)
     walking, elapsed, started = list(payouts), 0.0, time.monotonic()
-    while True:
-        for payout_id in [p for p in walking if elapsed >= min(due[p], end)]:
-            reads, until = payouts[payout_id]
-            for _ in range(reads):
-                # in real time a read is due now, not when the key is free
-                with api.run.urgent() if clock is REAL_TIME else contextlib.nullcontext():
-                    ex = read_payout(api, payout_id)
-                late = clock is REAL_TIME and time.monotonic() - started > elapsed + step
-                readings[payout_id].append(Reading(elapsed, ex, late))
-            if elapsed >= end or (until is not None and until(readings[payout_id])):
-                walking.remove(payout_id)
-            due[payout_id] = _next_read(readings[payout_id], step)
-        if not walking:
-            return readings
-        elapsed += step
-        next_step(clock, org_id, step, started, elapsed)
+    with waiting_for(f"the states of payout {', '.join(payouts)} (a walk of up to {end:g} s)"):
+        while True:
+            for payout_id in [p for p in walking if elapsed >= min(due[p], end)]:
+                reads, until = payouts[payout_id]
+                for _ in range(reads):
+                    # in real time a read is due now, not when the key is free
+                    with api.run.urgent() if clock is REAL_TIME else contextlib.nullcontext():
+                        ex = read_payout(api, payout_id)
+                    late = clock is REAL_TIME and time.monotonic() - started > elapsed + step
+                    readings[payout_id].append(Reading(elapsed, ex, late))
+                if elapsed >= end or (until is not None and until(readings[payout_id])):
+                    walking.remove(payout_id)
+                due[payout_id] = _next_read(readings[payout_id], step)
+            if not walking:
+                return readings
+            elapsed += step
+            next_step(clock, org_id, step, started, elapsed)
 
 
 def _next_read(readings: list[Reading], step: float) -> float:

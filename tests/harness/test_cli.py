@@ -1,3 +1,4 @@
+import json
 import os
 import signal
 import socket
@@ -52,6 +53,7 @@ def test_select_passing_and_nothing(workdir, ref_target):
     res = cli(workdir, "run", "--target", str(path), "--select", "NOPE-*", "-n", "0", "--report-dir", "r2")
     assert res.returncode == 2
     assert "no tests were collected or selected" in res.stderr
+    assert not (workdir / "r2").exists()  # no empty report folder
 
 
 def test_flags_without_target_file(workdir, ref_target):
@@ -162,6 +164,8 @@ def test_sigterm_ends_the_run_with_a_report_and_nothing_left(workdir, ref_target
     assert proc.returncode == 128 + signal.SIGTERM, out + err
     assert "the run was interrupted (SIGTERM)" in err
     assert (workdir / "rt" / "results.json").exists() and (workdir / "rt" / "index.html").exists()
+    ended = json.loads((workdir / "rt" / "results.json").read_text())["run"]["ended"]
+    assert ended["how"] == "interrupted" and ended["not_run"] >= 1, ended
     leftover = subprocess.run(["pgrep", "-f", str(workdir / "suites")], capture_output=True, text=True).stdout
     assert not leftover.strip(), f"processes of the run still alive: {leftover}"
     assert "Traceback" not in err

@@ -16,9 +16,9 @@ from payconform.receiver.checks import CHECKS
 from .conftest import example, serving
 
 
-def run_kit(base: str, secret: str, report_dir: Path, state: bool = True) -> tuple[int, str]:
+def run_kit(base: str, secret: str, report_dir: Path, state: bool = True, strict: bool = False) -> tuple[int, str]:
     out = io.StringIO()
-    code = runner.run(f"{base}/webhooks", secret, f"{base}/state" if state else None, report_dir, out)
+    code = runner.run(f"{base}/webhooks", secret, f"{base}/state" if state else None, report_dir, out, strict=strict)
     return code, out.getvalue()
 
 
@@ -35,8 +35,13 @@ def test_every_check_passes_against_the_example_in_under_30_seconds(secret: str,
 def test_artifacts_are_valid_and_never_hold_the_secret(secret: str, tmp_path: Path) -> None:
     with serving(example.Receiver(secret).app()) as base:
         code, out = run_kit(base, secret, tmp_path, state=False)
-    assert code == 1, out  # the state checks are skipped, and a skip is not a pass
+        strict, strict_out = run_kit(base, secret, tmp_path / "strict", state=False, strict=True)
+    # the state checks are skipped: the run passes and lists them with why; --strict fails on them
+    assert code == 0 and out.splitlines()[-1] == "passed (3 checks skipped, listed above; --strict fails on a skip)"
+    assert out.count("SKIPPED  receiver::") == 3 and out.count("needs --state-url") == 3, out
+    assert strict == 1 and strict_out.splitlines()[-1] == "failed (3 checks skipped: --strict fails on a skip)"
     data = json.loads((tmp_path / "results.json").read_text())
+    assert data["run"]["ended"]["how"] == "complete"
     schema = json.loads((Path(paths.__file__).parent / "schemas" / "results.schema.json").read_text())
     jsonschema.validate(data, schema)
     skipped = [t for t in data["tests"] if t["outcome"] == "skipped"]
