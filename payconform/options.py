@@ -22,11 +22,11 @@ FUZZ_SEED = 20240601  # the fuzz phase's default seed: the same run generates th
 DEFAULT_WORKERS = "2"
 # A pool's run is held by the per-source-IP ceiling, not one key: tests that wait (on the spec's clocks, on the
 # window of the one key they send 100 requests with) hold a worker meanwhile, so it needs more workers than
-# cores to keep the ceiling busy (measured, embedded full: sending 180 s with 2, 126 s with 4; floor 113 s).
+# cores to keep the ceiling busy (`benchmarks/run_cost.py` measures a run's sending time against its floor).
 POOL_WORKERS = "4"
 # The smoke tier without an operator clock is its real-time waits (a bank return, a chargeback, deliveries),
-# each holding a worker: with 4 its waits queued behind each other (measured, one-key smoke: wall 140 s, 1.26 x
-# its floor), with 6 they overlap (112 s, 0.99) and 8 adds nothing (113 s). Waiting workers cost no CPU.
+# each holding a worker: with too few they queue behind each other, with enough they overlap and the run ends
+# near its floor; more add nothing (`benchmarks/run_cost.py`). Waiting workers cost no CPU.
 REAL_TIME_SMOKE_WORKERS = "6"
 
 

@@ -118,11 +118,9 @@ def default_workers(target: Target, tier_name: str | None = None) -> str:
     """The run's xdist workers when ``-n`` is not given: more (``options.POOL_WORKERS``) with a key pool, in
     the smoke tier, and without an operator. Then many tests wait on the spec's clocks in real time
     (settlement, a bank return, a delivery), each holding a worker meanwhile, while the others' requests keep
-    the key's minute spent (measured, one-key smoke: wall 328 s with 2 workers, 211 s with 4, the floor 182 s;
-    one-key full without an operator, 1,466 requests: wall 765 s with 2 workers, 1.21 x its floor). The smoke
+    the key's minute spent (`benchmarks/run_cost.py` measures the wall time against the floor). The smoke
     tier without an operator is mostly such waits: more still (``options.REAL_TIME_SMOKE_WORKERS``). A full run
-    gains little from them (one key, 6 workers: 1.00 x its floor instead of 1.02) and each worker registers
-    its own sandbox endpoint and payment link."""
+    gains little from them and each worker registers its own sandbox endpoint and payment link."""
     real_time = (target.operator_config or {}).get("adapter") in (None, "none")
     smoke = tier(tier_name).name == "smoke"
     if smoke and real_time:

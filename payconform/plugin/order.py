@@ -4,8 +4,7 @@ A run paced at the floor needs requests ready to go whenever the limits free a s
 runs a module's tests back to back, and the tests of one module tend to wait on the same thing: the
 webhook tests on deliveries (real time, few requests), the batch tests on the batch submission budget
 (30 a minute for the whole run), the fuzz tests on the per-source-IP ceiling. Run together on every worker,
-they leave the budget unused while all workers wait (measured: 10 to 30 s of nothing sent, several times a
-run). Spread, each kind of waiting overlaps with tests that send. A module whose tests share a fixture
+they leave the budget unused while all workers wait, several times a run. Spread, each kind of waiting overlaps with tests that send. A module whose tests share a fixture
 wider than a test (module, class or package scope) stays in one block, so the fixture is made once.
 Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the order. Tests marked ``fill``
 (``FILL_MARKER``) go last: they make many rows (or only those a list lacks, which the others have made by then),
@@ -15,8 +14,7 @@ only what those did not get, which is least at the end. In a tier that runs mark
 (``smoke``) the tests marked ``long_wait`` (``LONG_WAIT_MARKER``: a minute or more of the sandbox's real time)
 go first: there the run's floor is about as long as such a wait, and one started halfway ends the run late,
 with the tests xdist queued behind it on the same worker (the shorter waits, a delivery's seconds, stay
-spread: put first as well, they hold every worker while the key's minute goes unspent, measured: wall 174 s
-instead of 140 s); in ``full`` the floor is many times the wait and spreading keeps a worker sending.
+spread: put first as well, they hold every worker while the key's minute goes unspent); in ``full`` the floor is many times the wait and spreading keeps a worker sending.
 """
 
 from __future__ import annotations
