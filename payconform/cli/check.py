@@ -7,6 +7,7 @@ import sys
 
 from ..pacing import accounting
 from ..preflight import preflight, print_preflight
+from ..profile.resolve import fold_document
 from ..context import RunContext
 from ..target import Target, TargetConfigError, flag_overrides
 from .exit_codes import ExitCode
@@ -35,9 +36,12 @@ def cmd_check(ns: argparse.Namespace) -> int:
         return CANNOT_TEST
     try:
         target = Target.load(ns.target, overrides=flag_overrides(lambda name: getattr(ns, name, None)))
+        notes = fold_document(target)  # a document given with --openapi must be readable, as a run needs it
     except TargetConfigError as exc:
         _stderr(f"payconform: {exc}")
         return CANNOT_TEST
+    for note in notes:
+        _stderr(f"payconform: openapi: {note}")
     if preflight_blocks(target):
         return CANNOT_TEST
     print(f"payconform: {target.base_url} can be tested")

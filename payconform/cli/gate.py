@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..target import Target
+from ..target import Target, TargetConfigError
 from ..results.verdicts import Verdict
 from .exit_codes import ExitCode
 
@@ -15,6 +15,7 @@ def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: i
     """Apply ``--baseline`` / ``--warnings-as-errors`` to the finished run; rewrite its results, report and summary."""
     from ..results import baseline as _baseline
     from ..contract import Contract
+    from ..profile.resolve import fold_document
     from ..redact import Redactor
     from ..results.html import write_report
     from ..results.markdown import write_summary
@@ -29,6 +30,10 @@ def apply_gate(ns: argparse.Namespace, report_dir: Path, target: Target, code: i
     except _baseline.BaselineError as exc:
         print(f"payconform: {exc}", file=sys.stderr)
         return ExitCode.CANNOT_TEST
+    try:
+        fold_document(target)  # the contract the run judged with: the document's entries under the file's profile
+    except TargetConfigError as exc:
+        print(f"payconform: the gate reads the target file's profile alone: {exc}", file=sys.stderr)
     contract = Contract.load(profile_overrides=target.profile)
     gated = _baseline.apply(results, entries, contract, ns.baseline, warnings_as_errors=ns.warnings_as_errors,
                              tier=tier, strict_profile=bool(ns.strict_profile))

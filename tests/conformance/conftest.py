@@ -94,10 +94,11 @@ def variants() -> list[dict]:
 
 def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None = None,
               files: list[str] | None = None, workers: int = 0, choices: str | None = None,
-              profile: dict | None = None, exchanges: bool = False) -> SuiteRun:
+              profile: dict | None = None, exchanges: bool = False, tier: str = "full") -> SuiteRun:
     """Start a (possibly mutant) reference server, provision it, and run the suites against it. `choices`: the
     reference's configuration where the spec does not show (`--choices`); `profile`: the target file's
-    `profile:` override; `exchanges`: the server logs every answer to `SuiteRun.exchanges`."""
+    `profile:` override; `exchanges`: the server logs every answer to `SuiteRun.exchanges`; `tier`: a whole
+    run's `--tier`."""
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
     log = out_dir / "exchanges.jsonl" if exchanges else None
@@ -120,7 +121,7 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
             code, output = forked.run_pytest(_selected_args(select, files or [], target_file, report_dir, budget),
                                              cwd=ROOT, env=env, timeout=RUN_TIMEOUT)
         else:
-            proc = subprocess.run(_full_run(target_file, report_dir, workers), cwd=ROOT, capture_output=True,
+            proc = subprocess.run(_full_run(target_file, report_dir, workers, tier), cwd=ROOT, capture_output=True,
                                   text=True, timeout=RUN_TIMEOUT, env=env)
             code, output = proc.returncode, proc.stdout + proc.stderr
         secrets = [*target.secrets(), server.operator_token]
@@ -129,10 +130,10 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
     return SuiteRun(name, code, output, report_dir, secrets, results, log)
 
 
-def _full_run(target_file: Path, report_dir: Path, workers: int) -> list[str]:
-    """Exactly what a user runs: `payconform run --target FILE`, with JUnit and Allure output."""
+def _full_run(target_file: Path, report_dir: Path, workers: int, tier: str) -> list[str]:
+    """Exactly what a user runs: `payconform run --target FILE --tier TIER`, with JUnit and Allure output."""
     return [sys.executable, "-m", "payconform.cli", "run", "--target", str(target_file),
-            "--report-dir", str(report_dir), "-n", str(workers or 0)]
+            "--report-dir", str(report_dir), "-n", str(workers or 0), "--tier", tier]
 
 
 def _selected_args(select: list[str], files: list[str], target_file: Path, report_dir: Path,
@@ -244,12 +245,13 @@ def scenarios_by_account(fitting: dict) -> dict:
 
 @pytest.fixture(scope="session")
 def other_choice_runs() -> dict[str, SuiteRun]:
-    """The whole suite against the reference that chose otherwise wherever the spec does not show: with the
-    default profile (every difference a profile mismatch) and with the profile that fits it; and the tests of
-    the payout scenarios' outcomes with a profile that fits but for how a scenario is selected."""
+    """The suite against the reference that chose otherwise wherever the spec does not show: the smoke tier (a
+    test of every catalog row) with the default profile, every difference a profile mismatch; the whole suite
+    with the profile that fits it; and the tests of the payout scenarios' outcomes with a profile that fits but
+    for how a scenario is selected."""
     fitting = yaml.safe_load(OTHER_CHOICES_PROFILE.read_text(encoding="utf-8"))
     forked.start()
-    return run_many({"other-choices-default-profile": {"choices": OTHER_CHOICES, "workers": 2},
+    return run_many({"other-choices-default-profile": {"choices": OTHER_CHOICES, "workers": 2, "tier": "smoke"},
                      "other-choices-fitting-profile": {"choices": OTHER_CHOICES, "workers": 2, "profile": fitting},
                      "other-choices-scenarios-by-account": {
                          "choices": OTHER_CHOICES, "profile": scenarios_by_account(fitting),

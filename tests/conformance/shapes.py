@@ -4,8 +4,8 @@ The shapes are what users hold: ``keys`` - `api_key` and `other_org_id` only; ``
 every credential the reference provisions, one key of each (no key pool); ``full`` - the provisioned target
 with its key pool and operator. The two no-operator shapes run without an operator adapter. Every run is
 `payconform run --target FILE`, as a user runs it, on the same server, each shape in an organization of its own:
-its second round sees every row its first one left (the no-operator shapes' later rounds run the smoke tier: the
-gate a team reruns on each pull request against the organization its earlier runs filled) (a webhook endpoint cannot be deleted with a key, and each
+its second round sees every row its first one left. The project's tests run the full shape twice and the others
+once (`REPEATED`: a second round of each costs minutes of CPU and checks what the full shape's does) (a webhook endpoint cannot be deleted with a key, and each
 event goes to every endpoint of its organization: one organization for all three shapes made the reference's
 dispatcher send some 6,000 deliveries a tick, past its 15-second bound).
 
@@ -49,7 +49,7 @@ RATE_LIMIT = 2000  # twenty times the spec's per-credential default (history 1,2
 IP_RATE_LIMIT = 40000  # twenty times the spec's per-source-IP ceiling
 RUN_TIMEOUT = 1800
 NO_OPERATOR_WORKERS = 8
-LATER_ROUNDS_TIER = {"keys": "smoke", "credentials": "smoke"}  # the tier of a shape's rounds after its first
+REPEATED = ("full",)  # the shapes the project's tests run in every round
 SUMMARY = shapes_launch.SUMMARY
 
 
@@ -62,7 +62,6 @@ class ShapeRun:
     run: SuiteRun
     wall: float
     cpu: float
-    tier: str = "full"
 
     @property
     def counts(self) -> dict[str, int]:
@@ -98,7 +97,7 @@ class ShapeRuns:
 
     def dump(self, path: Path) -> None:
         """The runs without their results (each run's report directory holds them) and without secrets."""
-        rows = [{"shape": r.shape, "round": r.round, "tier": r.tier, "wall": r.wall, "cpu": r.cpu, "returncode": r.run.returncode,
+        rows = [{"shape": r.shape, "round": r.round, "wall": r.wall, "cpu": r.cpu, "returncode": r.run.returncode,
                  "output": r.run.output[-20000:], "report_dir": str(r.run.report_dir)} for r in self.runs]
         part = path.with_suffix(".part")
         part.write_text(json.dumps({"runs": rows, "server_cpu": self.server_cpu, "deliveries": self.deliveries,
@@ -115,7 +114,7 @@ class ShapeRuns:
             results_file = report_dir / "results.json"
             results = json.loads(results_file.read_text()) if results_file.exists() else {}
             run = SuiteRun(f"{row['shape']}-{row['round']}", row["returncode"], row["output"], report_dir, [], results)
-            out.runs.append(ShapeRun(row["shape"], row["round"], run, row["wall"], row["cpu"], row["tier"]))
+            out.runs.append(ShapeRun(row["shape"], row["round"], run, row["wall"], row["cpu"]))
         return out
 
 
@@ -162,23 +161,23 @@ def _run(shape: str, round_: int, target_file: Path, out_dir: Path, secrets: lis
          extra: list[str]) -> ShapeRun:
     report_dir = out_dir / f"{shape}-{round_}"
     workers = [] if shape == "full" or "-n" in extra else ["-n", str(NO_OPERATOR_WORKERS)]
-    tier = LATER_ROUNDS_TIER.get(shape, "full") if round_ > 1 and "--tier" not in extra else "full"
     started = time.monotonic()
     code, output, cpu = _child([sys.executable, "-m", "payconform.cli", "run", "--target", str(target_file),
-                                "--report-dir", str(report_dir), *workers, *(["--tier", tier] if tier != "full" else []),
-                                *extra])
+                                "--report-dir", str(report_dir), *workers, *extra])
     wall = time.monotonic() - started
     results_file = report_dir / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
     run = SuiteRun(f"{shape}-{round_}", code, output, report_dir, secrets, results)
-    return ShapeRun(shape, round_, run, wall, cpu, tier)
+    return ShapeRun(shape, round_, run, wall, cpu)
 
 
 def run_shapes(shapes: tuple[str, ...] = SHAPES, rounds: int = ROUNDS, *, rate_limit: int = RATE_LIMIT,
                ip_rate_limit: int = IP_RATE_LIMIT, extra: list[str] | None = None,
-               out_dir: Path | None = None, side_by_side: bool = True) -> ShapeRuns:
+               out_dir: Path | None = None, side_by_side: bool = True,
+               repeated: tuple[str, ...] | None = None) -> ShapeRuns:
     """One reference server at the given limits, an organization per shape; ``rounds`` rounds of one run per
-    shape, the shapes of a round side by side (or one after another, in order)."""
+    shape (after the first, of the ``repeated`` shapes only: all by default), the shapes of a round side by side
+    (or one after another, in order)."""
     out_dir = out_dir or REPORTS / "shapes"
     out = ShapeRuns()
     with tempfile.TemporaryDirectory(prefix="payconform-shapes-") as private, \
@@ -190,8 +189,9 @@ def run_shapes(shapes: tuple[str, ...] = SHAPES, rounds: int = ROUNDS, *, rate_l
                  for shape, target in provisioned.items()}
         with ThreadPoolExecutor(max_workers=len(shapes) if side_by_side else 1) as pool:
             for round_ in range(1, rounds + 1):
+                now = [s for s in shapes if round_ == 1 or repeated is None or s in repeated]
                 out.runs += pool.map(lambda shape: _run(shape, round_, files[shape], out_dir, secrets,
-                                                        list(extra or [])), shapes)
+                                                        list(extra or [])), now)
         out.server_cpu = _cpu_seconds(server.proc.pid) if server.proc else 0.0
         out.deliveries = shape_deliveries.summary(Path(private) / "reference.db",
                                                   {shape: str(target.org_id) for shape, target in provisioned.items()})
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     ns = p.parse_args(argv)
     ns.out.mkdir(parents=True, exist_ok=True)
-    run_shapes(out_dir=ns.out).dump(ns.out / SUMMARY)
+    run_shapes(out_dir=ns.out, repeated=REPEATED).dump(ns.out / SUMMARY)
     return 0
 
 

@@ -1,6 +1,6 @@
 """Start the target-shape runs (`shapes`) in the background as soon as a session has collected their tests.
 
-The six runs take minutes of real time and little CPU: started from the session's main process when the
+The runs take minutes of real time: started from the session's main process when the
 collection holds `SHAPES_TEST` (under xdist: the first worker's collection), they wait on the sandbox's clocks
 while the workers run the other tests, and the shape tests only wait for what is left (`summary`). A run
 started for another session is never read: each session has a token, and the shape tests read only the

@@ -1,7 +1,8 @@
 """A deployment that chose otherwise wherever the spec says "not shown" (the reference's `--choices other`:
 other paths, envelopes, scenario selection, threshold, corridor fields, dwell times, a body field name) is
-never failed for those choices: with the default profile each difference is a profile mismatch naming the entry
-to set, and with the profile that fits it the whole suite passes with no mismatch."""
+never failed for those choices: with the default profile each difference a smoke run (a test of every catalog
+row) meets is a profile mismatch naming the entry to set, and with the profile that fits it the whole suite passes
+with no mismatch."""
 
 from __future__ import annotations
 
