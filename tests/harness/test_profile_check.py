@@ -151,3 +151,14 @@ def test_suggest_with_the_served_document_reproduces_the_example_profile(other_c
     fitted = _with_profile(target, path.with_name("fitted.yaml"), yaml.safe_load(text))
     assert main(["profile", "check", "--target", str(fitted)]) == 0
     assert "the profile matches" in capsys.readouterr().out
+
+
+def test_check_reads_the_document_it_is_given(reference, tmp_path, capsys):
+    """`payconform check --openapi`: a document it cannot read ends the check (exit 2, naming it) before any
+    request; one it can read is mapped, and the preflight goes on."""
+    _, path = reference
+    assert main(["check", "--target", str(path), "--openapi", str(tmp_path / "none.json")]) == 2
+    assert "none.json: cannot read it" in capsys.readouterr().err
+    document = Path(__file__).resolve().parents[2] / "contract" / "payouts.openapi.yaml"
+    assert main(["check", "--target", str(path), "--openapi", str(document)]) == 0
+    assert "can be tested" in capsys.readouterr().out
