@@ -34,6 +34,7 @@ HARD_STOP_GRACE = 30.0  # seconds the tests in flight at --max-duration get befo
 # pytest's cache (what --lf, --ff and --sw read) lives in the directory payconform run is started from, never
 # beside the suites: the rootdir of a run is the installed package's suites directory.
 CACHE_DIR = ".payconform_cache"
+HYPOTHESIS_DIR = "HYPOTHESIS_STORAGE_DIRECTORY"  # where Hypothesis keeps its examples (default: ./.hypothesis)
 COLLECT_ONLY = ("--co", "--collect-only", "--collectonly")
 
 
@@ -53,6 +54,17 @@ RUN_FLAGS = ("-p", "no:benchmark", "--assert=plain")
 PYTEST_FLAGS = ("-p", "no:cacheprovider", *RUN_FLAGS)
 
 
+def _cache_dir() -> Path:
+    """The run's caches (pytest's: `--lf`, `--ff`; Hypothesis's examples) in the working directory, kept out of
+    version control by a `.gitignore` of their own."""
+    cache = Path.cwd() / CACHE_DIR
+    cache.mkdir(exist_ok=True)
+    ignore = cache / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# payconform's run caches (pytest's and Hypothesis's)\n*\n", encoding="utf-8")
+    return cache
+
+
 def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
     """``run --list``: ``pytest --collect-only`` with the selection applied, grouped by requirement."""
     from ..contract import run_contract
@@ -64,7 +76,9 @@ def cmd_list(ns: argparse.Namespace, extra: list[str]) -> int:
         cmd = [sys.executable, "-m", "pytest", str(suites), "-p", "payconform.plugin", "-p", "payconform.listing",
                "--collect-only", "-q", "--continue-on-collection-errors", *PYTEST_FLAGS]
         cmd += pytest_args(vars(ns), selection_only=True)
-        proc = subprocess.run(cmd + extra, env=dict(os.environ, **{ENV_VAR: str(out)}), check=False,
+        # Hypothesis's storage in the temporary folder: a listing leaves nothing behind
+        env = dict(os.environ, **{ENV_VAR: str(out), HYPOTHESIS_DIR: str(Path(tmp) / "hypothesis")})
+        proc = subprocess.run(cmd + extra, env=env, check=False,
                               capture_output=True, text=True)
         if not out.exists():
             sys.stderr.write(proc.stdout + proc.stderr)
@@ -235,6 +249,7 @@ def _run(ns: argparse.Namespace, extra: list[str], suites: Path, target: Target,
     # after the preflight: its counts are handed over in the environment
     env = dict(os.environ, **{pacing.ENV_VAR: pacing_db,
                               STARTED_VAR: repr(time.time() - (time.monotonic() - started))})
+    env.setdefault(HYPOTHESIS_DIR, str(_cache_dir() / "hypothesis"))  # beside pytest's cache, not ./.hypothesis
     target_file = tmpdir / "target.yaml"
     target.dump(target_file)
     report_dir = Path(ns.report_dir) if ns.report_dir else _default_report_dir()

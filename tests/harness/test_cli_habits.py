@@ -87,6 +87,7 @@ def test_collect_only_lists_and_writes_nothing(habits, ref_target) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
     assert "suites/endpoints/test_demo.py::test_balance" in res.stdout and "test_balance_created" not in res.stdout
     assert not (habits / "rco").exists() and "preflight" not in res.stderr  # no target contacted
+    assert not (habits / ".hypothesis").exists()  # payconform's runs keep Hypothesis's examples in their cache
     plain = subprocess.run([sys.executable, "-m", "pytest", "suites", "-p", "no:randomly", "--target", str(path),
                             "--report-dir", "rpy", "--co", "-q"], cwd=habits, env=cli_env(habits),
                            capture_output=True, text=True, timeout=120)
