@@ -27,7 +27,7 @@ from .plugin.markers import MANY_REQUESTS, needs, runs_many_requests
 from .fuzz.properties import request_settings
 from .reachability import needs_probe, probe_reason, static_reason
 from .redact import SENSITIVE_HEADERS
-from .checks.rules import DECIMAL, INSTANT, INSTANT_UTC, JSON_MEDIA_TYPE, RULES, Answer, Rule, is_decimal_string, is_instant, is_utc_instant, media_type, refused_amount, violations
+from .checks.rules import DECIMAL, INSTANT, INSTANT_UTC, JSON_MEDIA_TYPE, RULES, Answer, Rule, is_decimal_string, is_instant, is_iso8601_date_time, is_utc_instant, media_type, refused_amount, violations
 from .checks.rules import Context as RuleContext
 from .run import Run, run_of
 from .signer import (
@@ -74,7 +74,8 @@ __all__ = [
     "fill", "leading_digits", "request_settings",
     # the spec's rules
     "DECIMAL", "INSTANT", "INSTANT_UTC", "JSON_MEDIA_TYPE", "RULES", "Answer", "Rule", "RuleContext",
-    "is_decimal_string", "is_instant", "is_utc_instant", "media_type", "refused_amount", "violations",
+    "is_decimal_string", "is_instant", "is_iso8601_date_time", "is_utc_instant", "media_type", "refused_amount",
+    "violations",
     # signing (Mode B)
     "HEADER_NONCE", "HEADER_REQUEST_ID", "HEADER_SIGNATURE", "HEADER_TIMESTAMP", "P256_ORDER", "Signer",
     "body_digest", "generate_private_key_pem", "new_nonce", "public_key_pem",

@@ -9,7 +9,8 @@ runs the ``error_body`` group in ``expect_error_body`` / ``expect_error``; the f
 Groups: ``error_body`` (an answer that must be the spec's error body), ``error_catalog`` (an error body's
 status against the error catalog), ``answer`` (every answer: request id header, JSON media type,
 decimal-string money, non-positive amounts refused). The format predicates (``is_decimal_string``,
-``is_instant``, ``is_utc_instant``, ``media_type``) are the one definition the suites use too.
+``is_instant``, ``is_iso8601_date_time``, ``is_utc_instant``, ``media_type``) are the one definition the suites
+use too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")  # Conventions, Money: a decimal 
 # Conventions, Instants: ISO 8601 with a time zone designator; the envelope's `createdAt` is UTC.
 INSTANT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 INSTANT_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$")
+# Conventions, Instants, "ISO 8601": a calendar date and a time of day, in the extended or the basic format,
+# seconds and their fraction optional, with or without a zone designator (only filters "require a timezone").
+# A bare date names a day, not an instant.
+ISO_DATE_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}([.,]\d+)?)?|\d{8}T\d{4}(\d{2}([.,]\d+)?)?)"
+                           r"(Z|[+-]\d{2}(:?\d{2})?)?$", re.IGNORECASE)
 JSON_MEDIA_TYPE = "application/json"  # Conventions, Wire format
 
 
@@ -131,6 +137,12 @@ def is_decimal_string(value: Any) -> bool:
 def is_instant(value: Any) -> bool:
     """An ISO 8601 instant with a time zone designator."""
     return isinstance(value, str) and INSTANT.match(value) is not None
+
+
+def is_iso8601_date_time(value: Any) -> bool:
+    """An ISO 8601 date and time of day, zone designator optional (what "Instants | ISO 8601" asks of an
+    instant the service returns); never a bare date."""
+    return isinstance(value, str) and ISO_DATE_TIME.match(value) is not None
 
 
 def is_utc_instant(value: Any) -> bool:

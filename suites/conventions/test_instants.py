@@ -1,7 +1,7 @@
 """Conventions, Instants: "ISO 8601; filters require a timezone."
 
 Instants the service returns (every `...At` member of a product, a link with `expiresAt` and the audit
-events) parse as ISO 8601.
+events) are ISO 8601 dates and times of day; a bare date is not an instant.
 
 The instant filters come from the contract (query parameters of format date-time in the payouts OpenAPI
 document: balance history `since`, balance transactions and audit events `createdAfter` /
@@ -12,7 +12,6 @@ accepted.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from payconform.suite import Api, Contract, Exchange, expect, expect_error, expe
 
 from .._support.answers import leaves, names_field
 from .._support.checkout import new_link
+from .._support.instants import is_iso8601_date_time
 from .._support.lists import SEEDS
 from .._support.products import product_body
 from .._support.types import Unique
@@ -70,18 +70,12 @@ def test_instant_filter_requires_a_timezone(api: Api, op_id: str, param: str) ->
         expect_status(api.op(op_id, params={param: NAIVE + offset}), 200, f"{param}={NAIVE}{offset}")
 
 
-def _parses(value: str) -> bool:
-    try:
-        datetime.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
-
-
 @pytest.mark.req("CONV-INSTANT-ISO8601")
 def test_returned_instants_are_iso8601(api: Api, contract: Contract, unique: Unique) -> None:
     """Every non-null `...At` member of a created product, a link created with `expiresAt` and the audit events
-    parses as ISO 8601 (at least one is checked)."""
+    is an ISO 8601 date and time of day (at least one is checked): extended or basic format, with or without a
+    zone designator (the spec requires a timezone of filters only). A bare date (`2026-11-22`) names a day, not
+    an instant, and fails."""
     answers: list[Exchange] = [
         api.op("createCheckoutProduct", json=product_body(contract, unique)),
         new_link(api, contract, unique, expiresAt="2099-01-01T00:00:00Z"),
@@ -92,6 +86,6 @@ def test_returned_instants_are_iso8601(api: Api, contract: Contract, unique: Uni
         expect_status(ex, {200, 201}, "an answer carrying instants")
         for path, value in leaves(ex.json):
             if path.rsplit(".", 1)[-1].endswith("At") and value is not None:
-                expect(isinstance(value, str) and _parses(value), f"`{path}` is {value!r}, not an ISO 8601 instant", ex)
+                expect(is_iso8601_date_time(value), f"`{path}` is {value!r}, not an ISO 8601 date and time", ex)
                 checked += 1
     expect(checked > 0, "none of the answers carried an instant (`...At` member) to check")

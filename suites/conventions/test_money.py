@@ -3,7 +3,11 @@
 Checked on the amounts the spec names: a product's `unitAmount`, the balance figures (and the balance
 transaction rows' `balanceAfter` and `net`), and a payout's `sourceAmount`, `destinationAmount`, `rate`
 and `fee.amount`. Checkout payment reads (base units with `decimals`) are the spec's exception and are
-not checked here.
+not checked here. "Beside a currency field" is checked where the spec names the object's currency field:
+a product's `unitAmount` (`currency`), a payout's `sourceAmount` and `destinationAmount` (`sourceCurrency`,
+`destinationCurrency`) and `fee.amount` (`fee.currency`). Accepted reading: any member of the same object
+whose name holds "currency" and whose value is a non-empty string stands beside the amount. `rate` is a
+ratio, not an amount; the balance's inner structure and the row's currency field are not shown.
 """
 
 from __future__ import annotations
@@ -22,25 +26,31 @@ from .._support.products import post_product, product_body
 from .._support.types import Unique
 
 PAYOUT_AMOUNTS = ("sourceAmount", "destinationAmount", "rate")
+PAYOUT_MONEY = ("sourceAmount", "destinationAmount")  # amounts, each beside its currency field (`rate` is a ratio)
 
 
 def expect_decimal_strings(ex: Exchange, obj: Any, names: tuple[str, ...], where: str, *,
-                           required: bool = False) -> None:
-    """Each of ``names`` in ``obj`` is a decimal string; with ``required``, each must be there."""
+                           required: bool = False, beside_currency: bool = False) -> None:
+    """Each of ``names`` in ``obj`` is a decimal string; with ``required``, each must be there; with
+    ``beside_currency``, a currency field (a member naming "currency", a non-empty string) sits beside it."""
     for name in names:
         present = isinstance(obj, dict) and name in obj
         expect(present or not required, f"{where} has no `{name}`", ex)
         if present:
             expect(is_decimal_string(obj[name]), f"{where}.{name} is {obj[name]!r}, not a decimal string", ex)
+        if present and beside_currency:
+            currencies = {k: v for k, v in obj.items() if "currency" in k.lower() and isinstance(v, str) and v}
+            expect(bool(currencies), f"{where}.{name} is {obj[name]!r} with no currency field beside it ({where} "
+                   f"holds {sorted(obj)}): money is a decimal string beside a currency field", ex)
 
 
 @pytest.mark.req("CONV-MONEY-DECIMAL-STRING")
 def test_product_unit_amount_is_a_decimal_string(api: Api, contract: Contract, unique: Unique) -> None:
-    """`unitAmount` in the create answer and in a read of the product."""
+    """`unitAmount` in the create answer and in a read of the product, beside the product's `currency`."""
     created = post_product(api, product_body(contract, unique))
     read = expect_status(api.op("getCheckoutProduct", productId=member(created, "id")), 200, "read the product")
     for ex in (created, read):
-        expect_decimal_strings(ex, ex.json, ("unitAmount",), "product", required=True)
+        expect_decimal_strings(ex, ex.json, ("unitAmount",), "product", required=True, beside_currency=True)
 
 
 @pytest.mark.req("CONV-MONEY-DECIMAL-STRING")
@@ -64,7 +74,8 @@ def test_balance_figures_are_decimal_strings(api: Api, contract: Contract) -> No
 
 @pytest.mark.req("CONV-MONEY-DECIMAL-STRING")
 def test_payout_amounts_are_decimal_strings(api: Api, contract: Contract, unique: Unique) -> None:
-    """A payout's amounts and `rate` (and `fee.amount`) in the create answer and in GET /orders/{payoutId}.
+    """A payout's amounts and `rate` (and `fee.amount`) in the create answer and in GET /orders/{payoutId},
+    the amounts each beside a currency field (`sourceCurrency`, `destinationCurrency`, `fee.currency`).
 
     The read is the spec's authoritative one and carries the payout's fields, so there they must be present.
     """
@@ -76,4 +87,5 @@ def test_payout_amounts_are_decimal_strings(api: Api, contract: Contract, unique
     read = expect_status(api.op("getOrder", payoutId=member(created, "payoutId")), 200, "GET /orders/{payoutId}")
     for ex in (created, read):
         expect_decimal_strings(ex, ex.json, PAYOUT_AMOUNTS, "payout", required=ex is read)
-        expect_decimal_strings(ex, ex.json.get("fee"), ("amount",), "payout.fee")
+        expect_decimal_strings(ex, ex.json, PAYOUT_MONEY, "payout", beside_currency=True)
+        expect_decimal_strings(ex, ex.json.get("fee"), ("amount",), "payout.fee", beside_currency=True)

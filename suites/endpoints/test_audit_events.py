@@ -2,25 +2,29 @@
 
 "One row per audited mutation (payouts created or canceled, batches, approvals decided, recipients changed,
 keys and webhook endpoints managed), recorded whether it succeeded or was refused." Rows are found by the
-fields the spec names (`requestId`, `resourceId`, `apiKeyPrefix`, `actorUserId`); the creation-time field is
-not named, so the `createdAfter`/`createdBefore` filters are checked with instants far before and after
-every row. Order, paging and a foreign cursor are checked in suites/conventions/test_paging.py, the
-read-only key in suites/authentication/test_read_only.py.
+fields the spec names (`requestId`, `resourceId`, `apiKeyPrefix`, `actorUserId`). The creation-time field is
+not named, so `createdAfter`/`createdBefore` are checked with bounds between three rows of the test's own made
+at times the test knows: a fresh organization's clock, moved between the rows, or (without an operator) the
+rows' `createdAt` where they show one. Order, paging and a foreign cursor are checked in
+suites/conventions/test_paging.py, the read-only key in suites/authentication/test_read_only.py.
 """
 
 from __future__ import annotations
 
 import secrets
+import time
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from payconform.suite import Api, Contract, Exchange, Pager, expect, expect_error
+from payconform.suite import Api, Contract, Exchange, Kind, Needs, Pager, expect, expect_error
 
 from .._support.answers import names_field
+from .._support.instants import is_instant, parse_instant, write_instant
+from .._support.lists import shown_step
+from .._support.realtime import REAL_TIME, Timed
 from .._support.recipients import create_recipient, refused_recipient_update
-
-PAST, FUTURE = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
 
 
 def _rows(api: Api, contract: Contract, **params: str) -> list[dict[str, Any]]:
@@ -91,31 +95,24 @@ def test_api_key_filter(own_org, contract: Contract, unique) -> None:
 
 
 # rows with `actorUserId` are the dashboard's: only a fresh organization (its key issued there) surely holds one
-FILTERS = ["action", "resourceId", pytest.param("actorUserId", marks=pytest.mark.needs("operator")), "createdAfter",
-           "createdBefore"]
+FILTERS = ["action", "resourceId", pytest.param("actorUserId", marks=pytest.mark.needs("operator"))]
 
 
 @pytest.mark.req("AUDIT-FILTERS")
 @pytest.mark.parametrize("name", FILTERS)
 def test_filter(request: pytest.FixtureRequest, contract: Contract, unique, name: str) -> None:
-    """Each filter keeps the rows it names and drops the others (the instants: far past and far future). The
-    value filtered on is the test's own row's where it sets the field (another row's of the newest page
-    otherwise), so the answer must list that row and nothing that carries another value. A row of another
-    value (a recipient created) is made only where the newest page holds none."""
+    """Each filter keeps the rows it names and drops the others (the instants: `test_created_range`). The value
+    filtered on is the test's own row's where it sets the field (another row's of the newest page otherwise),
+    so the answer must list that row and nothing that carries another value. A row of another value (a
+    recipient created) is made only where the newest page holds none."""
     api = request.getfixturevalue("fresh_org" if name == "actorUserId" else "own_org")().api
     ex = refused_recipient_update(api, unique)
     everything = _rows(api, contract)
     mine = [r for r in everything if r.get("requestId") == ex.request_id]
     expect(len(mine) == 1, f"the refused recipient change has {len(mine)} rows on the newest page", ex)
-    if name not in ("createdAfter", "createdBefore") and len({str(r.get(name)) for r in everything}) < 2:
+    if len({str(r.get(name)) for r in everything}) < 2:
         create_recipient(api, contract, unique)
         everything = _rows(api, contract)
-    if name in ("createdAfter", "createdBefore"):
-        keep, drop = (PAST, FUTURE) if name == "createdAfter" else (FUTURE, PAST)
-        kept = _rows(api, contract, **{name: keep})
-        expect(any(r.get("requestId") == ex.request_id for r in kept), f"{name}={keep} drops rows", ex)
-        expect(_rows(api, contract, **{name: drop}) == [], f"{name}={drop} keeps rows")
-        return
     want = [r for r in mine + everything if _set(r, name)]
     if not want:
         pytest.skip(f"no audit row of the newest page sets `{name}`")
@@ -126,6 +123,63 @@ def test_filter(request: pytest.FixtureRequest, contract: Contract, unique, name
     expect(want[0].get("id") in {r.get("id") for r in rows}, f"{name}={value!r} hides row {want[0].get('id')!r}")
     expect(any(r.get(name) != value for r in everything),
            f"every row carries {name}={value!r}: the filter cannot be seen to work")
+
+
+GAP = 0.25  # seconds between the rows in real time: more than two steps of a time shown to 100 ms
+COARSEST = timedelta(milliseconds=100)
+
+
+def _between(timed: Timed, contract: Contract, unique) -> tuple[dict[str, Exchange], str, str, str]:
+    """Three audited changes A, B and C, an instant T1 between A and B and one T2 between B and C (strictly:
+    the spec does not say whether a bound is inclusive), and where the instants come from. On a fresh
+    organization's clock the rows are a minute apart and the bounds are the clock's own times. In real time
+    the rows are `GAP` apart and a bound is one shown step past the earlier row's `createdAt` (a shown time
+    stands less than a step from the stored one) and no later than a step before the later row's."""
+    api, clock = timed.api, timed.clock
+    made: dict[str, Exchange] = {}
+    if clock is not REAL_TIME:
+        bounds = []
+        for name in ("A", "B"):
+            made[name] = refused_recipient_update(api, unique)
+            bounds.append(clock.advance(timed.org_id, 60))
+            clock.advance(timed.org_id, 60)
+        made["C"] = refused_recipient_update(api, unique)
+        if not all(is_instant(t) for t in bounds):
+            Needs(Kind.CLOCK, "the operator's clock does not say what time it is").skip()
+        return made, bounds[0], bounds[1], "the organization's clock, moved a minute after A and after B"
+    for name in ("A", "B", "C"):
+        made[name] = refused_recipient_update(api, unique)
+        if name != "C":
+            time.sleep(GAP)
+    newest = _rows(api, contract)
+    shown = {name: next((r.get("createdAt") for r in newest if r.get("requestId") == ex.request_id), None)
+             for name, ex in made.items()}
+    if not all(is_instant(t) for t in shown.values()):
+        Needs(Kind.OPERATOR, "audit rows show no `createdAt` (the creation time's field is not named) and no "
+              "operator clock gives the rows' times").skip()
+    step = shown_step([parse_instant(t) for r in newest if is_instant(t := r.get("createdAt"))])
+    at = {name: parse_instant(t) for name, t in shown.items()}
+    if step > COARSEST or at["B"] - at["A"] < 2 * step or at["C"] - at["B"] < 2 * step:
+        Needs(Kind.OPERATOR, f"audit rows made {GAP:g} s apart show times {shown} (to {step.total_seconds():g} s): "
+              "too close to put a bound between them without an operator clock").skip()
+    return (made, write_instant(at["A"] + step), write_instant(at["B"] + step),
+            f"the rows' `createdAt` {shown}, shown to {step.total_seconds():g} s")
+
+
+@pytest.mark.req("AUDIT-FILTERS")
+def test_created_range(timed: Timed, contract: Contract, unique) -> None:
+    """`createdAfter` and `createdBefore`, each alone and both together, with bounds between the test's own rows
+    A, B and C (T1 between A and B, T2 between B and C): `createdAfter=T1` lists B and C, not A;
+    `createdBefore=T2` lists A and B, not C; both list B alone. Rows are found by the `requestId` of their
+    change; other rows of the organization are not judged (their time field is not named)."""
+    made, t1, t2, source = _between(timed, contract, unique)
+    cases = (({"createdAfter": t1}, {"B", "C"}), ({"createdBefore": t2}, {"A", "B"}),
+             ({"createdAfter": t1, "createdBefore": t2}, {"B"}))
+    for params, want in cases:
+        listed = {r.get("requestId") for r in _rows(timed.api, contract, **params)}
+        got = {name for name, ex in made.items() if ex.request_id in listed}
+        expect(got == want, f"{params} lists the test's rows {sorted(got) or 'none'} of A, B, C; the bounds lie "
+               f"between them (from {source}), so it must list {sorted(want)}")
 
 
 @pytest.mark.breadth

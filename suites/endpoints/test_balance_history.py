@@ -10,18 +10,18 @@ suites/limits.
 
 from __future__ import annotations
 
-from datetime import datetime
 from decimal import Decimal
 
 import pytest
 
-from payconform.suite import Contract, Page, Pager, expect, expect_error
+from payconform.suite import Contract, Page, Pager, expect, expect_error, identity
 from payconform.suite import Kind, Needs
 
 from .._support.balance import CACHE_SECONDS, provider_figure, read_balance, top_up
-from .._support.instants import is_instant
+from .._support.instants import is_instant, parse_instant
 from .._support.lists import at_least, filtered_page, history_window, own_history, topped_up
 from .._support.machines import walk
+from .._support.money import as_decimal
 from .._support.payouts import create_payout
 from .._support.realtime import REAL_TIME, Timed
 from .._support.scenario_outcomes import mismatch_unless_in_scenario
@@ -129,6 +129,45 @@ def test_a_failed_payout_keeps_its_debit_and_gains_a_reversal(timed: Timed, cont
            window.ex)
 
 
+SETTLED = (("top-up", "10.00"), ("top-up", "20.00"), ("deposit", "400.00"))  # in the order they settle
+
+
+@pytest.mark.req("HIST-ORDER-SETTLEMENT")
+@pytest.mark.needs("operator", "clock")
+def test_entries_are_ordered_by_settlement_not_creation(fresh_org, operator, clock, contract: Contract) -> None:
+    """A deposit created first and completed last, two sandbox top-ups in between (a minute apart on the
+    organization's clock): the deposit settled last, so ordered by settlement time it stands after both
+    top-ups, not before them as it would by creation (or by its order's id). The direction is not shown:
+    either way is accepted. The entries are told apart by `amount` where they show one (not a named field),
+    else by `balanceAfter`: every entry is money in, so the running total grows in settlement order."""
+    handle = fresh_org()
+    pager = Pager(handle.api, contract, "getBalanceHistory")
+    before = {identity(e) for e in pager.page(limit=500).items}
+    deposit = operator.create_deposit(handle.org_id, SETTLED[2][1])
+    for _, amount in SETTLED[:2]:
+        clock.advance(handle.org_id, 60)
+        top_up(handle.api, contract, amount)
+    clock.advance(handle.org_id, 60)
+    operator.complete_deposit(handle.org_id, deposit)
+    page = pager.page(limit=500)
+    mine = [e for e in page.items if identity(e) not in before]
+    expect(len(mine) == 3, f"two top-ups and a completed deposit left {len(mine)} new entries", page.ex)
+    names = {Decimal(amount): f"{what} of {amount}" for what, amount in SETTLED}
+    if all(as_decimal(e.get("amount")) in names for e in mine):
+        listed = [names[as_decimal(e["amount"])] for e in mine]
+        settled = [names[Decimal(amount)] for _, amount in SETTLED]
+        ordered = listed in (settled, settled[::-1])
+    elif all(as_decimal(e.get("balanceAfter")) is not None for e in mine):
+        totals = [as_decimal(e["balanceAfter"]) for e in mine]
+        listed, settled = [f"balanceAfter {t}" for t in totals], [f"balanceAfter {t}" for t in sorted(totals)]
+        ordered = totals in (sorted(totals), sorted(totals, reverse=True))
+    else:
+        pytest.skip("the entries show neither `amount` (not a named field) nor `balanceAfter`: the test's three "
+                    "entries cannot be told apart")
+    expect(ordered, f"the history lists the entries as {listed}; they settled in the order {settled} (the deposit, "
+           "created first, completed last): entries are ordered by settlement time", page.ex)
+
+
 @pytest.mark.req("HIST-SINCE")
 def test_since_an_entrys_own_time_leaves_it_out(own_org, contract: Contract) -> None:
     """`since=T` lists only entries settled strictly after T: with T the `createdAt` of the test's own top-up
@@ -142,13 +181,9 @@ def test_since_an_entrys_own_time_leaves_it_out(own_org, contract: Contract) -> 
     later = filtered_page(pager, "balance history", since=at, limit="500")
     expect(mine[0] not in later.items, f"since={at}, the test's own entry's time, still lists that entry: `since` "
            "is strictly after", later.ex)
-    stamp = _instant(at)
-    early = [e["createdAt"] for e in later.items if is_instant(e.get("createdAt")) and _instant(e["createdAt"]) <= stamp]
+    stamp = parse_instant(at)
+    early = [t for e in later.items if is_instant(t := e.get("createdAt")) and parse_instant(t) <= stamp]
     expect(not early, f"since={at} lists entries of {early[:3]}, not strictly after it", later.ex)
-
-
-def _instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 @pytest.mark.req("HIST-CURSOR-XOR-SINCE")

@@ -3,7 +3,8 @@
 Every rule of the row: the EVM-shaped `transactionHash`, the sandbox outcomes by its last four digits
 (`0001` invalid, `0002` not yet verifiable, otherwise accepted), a refused confirmation leaving the payout
 fundable, one transfer funding exactly one payout, `FUNDING_NOT_APPLICABLE` for a balance-funded payout and
-`PAYOUT_NOT_FUNDABLE` for a canceled one. Self-funded payouts come from the profile (`sandbox.self_funded`).
+`PAYOUT_NOT_FUNDABLE` for a canceled or a completed one. Self-funded payouts come from the profile
+(`sandbox.self_funded`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from payconform.suite import Api, Contract, Exchange, expect, expect_error, expe
 from .._support.accounts import account_details, method_body
 from .._support.answers import member
 from .._support.answers import names_field
+from .._support.machines import walk
 from .._support.payouts import (
     as_created,
     cancel_payout,
@@ -27,8 +29,11 @@ from .._support.payouts import (
     tx_hash,
 )
 from .._support.profile import corridors, success
+from .._support.realtime import REAL_TIME, Timed
 from .._support.types import Unique
 
+CRYPTO_SCOPES = ("read", "write", "crypto_payouts")
+NETWORK = "payoutNetwork"  # operator fault pseudo-operation: the payment network a funded payout is handed to
 OUTCOMES = {"0001": (400, "FUNDING_TRANSACTION_INVALID", "ERR-FUNDING-TRANSACTION-INVALID"),
             "0002": (409, "FUNDING_NOT_YET_VERIFIABLE", "ERR-FUNDING-NOT-YET-VERIFIABLE")}
 
@@ -147,6 +152,37 @@ def test_a_canceled_payout_is_not_fundable(api_as, contract: Contract, unique: U
     expect_error(confirm(api, unique("po-unknown"), tx_hash()), 404, "NOT_FOUND", "funding an unknown payout")
 
 
+@pytest.mark.req("ERR-PAYOUT-NOT-FUNDABLE", "FUND-ERRORS")
+@pytest.mark.needs("crypto_key", "profile")
+def test_a_completed_payout_is_not_fundable(request: pytest.FixtureRequest, contract: Contract,
+                                           unique: Unique) -> None:
+    """PAYOUT_NOT_FUNDABLE is "Canceled or finished": a self-funded payout funded and followed until it is
+    `completed` (on a fresh organization's clock where there is one, else in real time), confirmed again with
+    another transfer: 400 PAYOUT_NOT_FUNDABLE, and it stays `completed`."""
+    timed = _crypto_timed(request)
+    payout_id = create_self_funded(timed.api, contract, unique).json["payoutId"]
+    expect_funded(confirm(timed.api, payout_id, tx_hash()), payout_id)
+    readings = walk(timed.api, timed.clock, timed.org_id, contract, payout_id,
+                    until=lambda rs: rs[-1].status in ("completed", "failed"))
+    if readings[-1].status != "completed":
+        pytest.skip(f"the funded payout went {[r.status for r in readings]}, never `completed`: no finished payout "
+                    "to fund")
+    ex = confirm(timed.api, payout_id, tx_hash())
+    expect_error(ex, 400, "PAYOUT_NOT_FUNDABLE", "funding a completed payout with another transfer")
+    status = read_payout(timed.api, payout_id).json.get("status")
+    expect(status == "completed", f"a refused funding of a completed payout left it {status!r}", ex)
+
+
+def _crypto_timed(request: pytest.FixtureRequest) -> Timed:
+    """A key holding `crypto_payouts` and how its organization's time passes: a fresh organization and its
+    operator clock where there is one, else the target's crypto key in real time."""
+    try:
+        clock = request.getfixturevalue("clock")
+        return Timed(request.getfixturevalue("fresh_org")(scopes=CRYPTO_SCOPES).api, clock)
+    except pytest.skip.Exception:
+        return Timed(request.getfixturevalue("api_as")("crypto_key"), REAL_TIME)
+
+
 @pytest.mark.req("FUND-IDEM-HEADERS")
 @pytest.mark.needs("crypto_key", "profile")
 def test_confirm_needs_a_key_and_takes_allow_duplicate(api_as, contract: Contract, unique: Unique) -> None:
@@ -167,14 +203,20 @@ def test_confirm_needs_a_key_and_takes_allow_duplicate(api_as, contract: Contrac
 @pytest.mark.needs("operator", "profile")
 def test_outcome_unknown_read_the_order_never_a_new_key(fresh_org, operator, contract: Contract,
                                                        unique: Unique) -> None:
-    """A confirmation whose outcome is unknown (operator fault): 500 PAYOUT_OUTCOME_UNKNOWN; the order can be
-    read; the key is kept, so confirming again under it answers 409 and records nothing more."""
-    org = fresh_org(scopes=("read", "write", "crypto_payouts"))
+    """The payment network does not answer when the funded payout is handed to it (the operator breaks that
+    dependency, `timeout` on `payoutNetwork`; the target chooses its answer): the outcome is unknown, 500
+    PAYOUT_OUTCOME_UNKNOWN; the order can be read; the key is kept, so confirming again under it answers 409
+    and records nothing more. A target that answers 200 hands the payout to the network after answering, so
+    no outcome was unknown at the confirmation: the test skips there."""
+    org = fresh_org(scopes=CRYPTO_SCOPES)
     payout_id = create_self_funded(org.api, contract, unique).json["payoutId"]
     body, key = {"transactionHash": tx_hash()}, unique("key")
-    operator.inject_fault(org.org_id, "confirmPayoutFunding", "error", status=500, type="PAYOUT_OUTCOME_UNKNOWN")
-    expect_error(org.api.op("confirmPayoutFunding", payoutId=payout_id, json=body, idempotency_key=key), 500,
-                 "PAYOUT_OUTCOME_UNKNOWN", "a confirmation whose outcome is unknown")
+    operator.inject_fault(org.org_id, NETWORK, "timeout")
+    first = org.api.op("confirmPayoutFunding", payoutId=payout_id, json=body, idempotency_key=key)
+    if first.status == 200:
+        pytest.skip("the confirmation answered 200 while the payment network did not answer: the target hands the "
+                    "funded payout over after answering, so its outcome was never unknown at the confirmation")
+    expect_error(first, 500, "PAYOUT_OUTCOME_UNKNOWN", "a confirmation whose payout the network never acknowledged")
     before = read_payout(org.api, payout_id).json
     expect_error(org.api.op("confirmPayoutFunding", payoutId=payout_id, json=body, idempotency_key=key), 409,
                  "PAYOUT_OUTCOME_UNKNOWN", "the same confirmation again under its kept key")

@@ -17,7 +17,7 @@ from payconform.suite import Api, Contract, expect, expect_error, expect_error_b
 from .._support.answers import scalars
 from .._support.checkout import create_link, link_exchange
 from .._support.money import as_decimal
-from .._support.products import create_product, product_body
+from .._support.products import create_product, post_product, product_body
 
 
 def _read(api: Api, product_id: str) -> dict[str, Any]:
@@ -32,10 +32,19 @@ def _patch(api: Api, product_id: str, change: dict[str, Any]) -> dict[str, Any]:
     return ex.json
 
 
-def _expect_conflict(ex) -> None:
-    """A 409 with an error body: the spec names no type for a taken product name."""
-    expect_status(ex, 409)
-    expect_error_body(ex)
+def _expect_conflict(ex, what: str) -> None:
+    """A 409 with an error body: the spec names no type for a taken product name or a linked product's delete,
+    so any type is accepted."""
+    expect_status(ex, 409, what)
+    expect_error_body(ex, what)
+
+
+def _same_name_body(contract: Contract, unique, taken: dict[str, Any]) -> dict[str, Any]:
+    """A create body that shares only its name with the body `taken`: another price and description, so that
+    only the name rule can refuse it (a guard against a repeated body under a new key cannot)."""
+    price = Decimal(str(taken["unitAmount"])) + 1
+    return product_body(contract, unique, name=taken["name"], unitAmount=f"{price:.2f}",
+                        description=unique("other product"))
 
 
 @pytest.mark.req("PROD-CREATE")
@@ -55,17 +64,22 @@ def test_create_product(api: Api, contract: Contract, unique) -> None:
 
 @pytest.mark.req("PROD-CREATE-CONFLICT", "PROD-NAME-UNIQUE")
 def test_duplicate_active_name_is_409(api: Api, contract: Contract, unique) -> None:
-    """A second product with the name of an active one: 409 (an error body; the spec names no type)."""
-    first = create_product(api, contract, unique)
-    _expect_conflict(api.op("createCheckoutProduct", json=product_body(contract, unique, name=first["name"])))
+    """A second product with the name of an active one, at another price and with another description: 409 (an
+    error body; the spec names no type, so any is accepted)."""
+    first = product_body(contract, unique)
+    post_product(api, first)
+    _expect_conflict(api.op("createCheckoutProduct", json=_same_name_body(contract, unique, first)),
+                     f"creating another product named {first['name']!r} (another price and description) while the "
+                     "first is active")
 
 
 @pytest.mark.req("PROD-NAME-UNIQUE", "PROD-ARCHIVE")
 def test_archived_name_can_be_reused(api: Api, contract: Contract, unique) -> None:
-    """Names are unique among *active* products: once a product is archived its name may be used again."""
-    first = create_product(api, contract, unique)
-    _patch(api, first["id"], {"archived": True})
-    ex = api.op("createCheckoutProduct", json=product_body(contract, unique, name=first["name"]))
+    """Names are unique among *active* products: once a product is archived its name may be used again (by a
+    product that differs in price and description, so no guard against a repeated body is in play)."""
+    first = product_body(contract, unique)
+    _patch(api, post_product(api, first).json["id"], {"archived": True})
+    ex = api.op("createCheckoutProduct", json=_same_name_body(contract, unique, first))
     expect_status(ex, 201, "the name of an archived product is free")
 
 
@@ -95,7 +109,7 @@ def test_rename_to_active_name_is_409(api: Api, contract: Contract, unique) -> N
     taken = create_product(api, contract, unique)
     other = create_product(api, contract, unique)
     ex = api.op("updateCheckoutProduct", productId=other["id"], json={"name": taken["name"]})
-    _expect_conflict(ex)
+    _expect_conflict(ex, f"renaming a product to {taken['name']!r}, the name of another active product")
     expect(_read(api, other["id"]).get("name") == other["name"], "a refused rename changed the name", ex)
 
 
@@ -130,7 +144,7 @@ def test_delete_product_with_a_link_is_409(api: Api, contract: Contract, unique)
     product = create_product(api, contract, unique)
     create_link(api, contract, product["id"])
     ex = api.op("deleteCheckoutProduct", productId=product["id"])
-    _expect_conflict(ex)
+    _expect_conflict(ex, "deleting a product a link was made from")
     expect(_read(api, product["id"]).get("name") == product["name"], "a refused DELETE removed the product", ex)
 
 

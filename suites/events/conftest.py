@@ -1,7 +1,8 @@
 """Fixtures of the events suite: `flusher(org_id)` -> a callable that runs the target's dispatcher now (a
 zero advance of that organization's operator clock), or None when the target has no clock; `stage` -> a
 `_support.drive.Stage` (an organization with this test's mailbox registered, opted in to every checkout-payment
-event, and time under the test's control; on the target's own organization, the worker's reused endpoint)."""
+event, and time under the test's control; on the target's own organization, the worker's reused endpoint);
+`timeline` -> a `_support.clocked.Timeline` (a fresh organization, this test's mailbox, the operator clock)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from payconform.suite import Contract, Mailbox
 
+from .._support.clocked import Timeline
 from .._support.deliveries import register, reused
 from .._support.drive import Stage
 from .._support.events import opt_in_types
@@ -53,3 +55,8 @@ def stage(request: pytest.FixtureRequest, contract: Contract, unique: Any, webho
         org_id, key = api.org_id, api_as
         endpoint, secret, box = reused(api, contract, request.getfixturevalue("webhook_server"))
     return Stage(api, org_id, contract, unique, box, secret, endpoint, clock, operator, key)
+
+
+@pytest.fixture
+def timeline(fresh_org, clock, contract: Contract, webhook_receiver: Mailbox) -> Timeline:
+    return Timeline(fresh_org(), clock, webhook_receiver, contract)

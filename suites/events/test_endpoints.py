@@ -1,9 +1,10 @@
 """Endpoints > Sandbox webhooks, Webhook endpoint management; Resources > Webhook endpoint and delivery.
 
-Registration with a test key returns a `whsec_` secret once; the list of endpoints and the deliveries are
-readable with an API key (the management route's as a bare array of the newest attempts, sorted by `createdAt`
-then `id`; the sandbox route's "Recent delivery attempts" where the profile says, in any order; neither with the
-payload); every other management route refuses an API key and changes nothing.
+Registration with a test key returns a `whsec_` secret once, and the endpoint then receives deliveries; the
+list of endpoints and the deliveries are readable with an API key (the management route's as a bare array of the
+newest attempts, sorted by `createdAt` then `id`; the sandbox route's "Recent delivery attempts" where the profile
+says, in any order; neither with the payload); every other management route refuses an API key and changes
+nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 from payconform.suite import Contract, Delivery, Kind, Mailbox, Needs, expect, expect_error, expect_status, run_contract
 
 from .._support.answers import DASHBOARD_REFUSALS, member
-from .._support.deliveries import about, endpoints_listed, register, reused, wait_for
+from .._support.deliveries import about, endpoints_listed, register, reused, verified, wait_for
 from .._support.events import event_types
 from .._support.payouts import create_payout
 from .._support.profile import items, success
@@ -36,8 +37,13 @@ def _endpoints(api: Any) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.req("WH-SBX-REGISTER", "WH-SECRET-FORMAT", "WH-LIST", "WH-ENDPOINT-FIELDS", "WH-TEST-KEY-SANDBOX-PATH")
-@pytest.mark.needs("api_key", "webhook_receiver")
-def test_register_returns_the_secret_once(api, contract: Contract, webhook_receiver: Mailbox) -> None:
+@pytest.mark.needs("api_key", "profile", "webhook_receiver")
+def test_register_returns_the_secret_once(api, contract: Contract, unique, webhook_receiver: Mailbox,
+                                          flusher) -> None:
+    """Registered with the test key under the sandbox path: the secret comes once and the list shows the
+    endpoint without it; then the endpoint is an endpoint like any other ("A test key can register an endpoint
+    and read its deliveries under the sandbox path"): the event of a payout made afterwards reaches it, signed
+    with that secret, and the same key reads the attempt under the sandbox path."""
     endpoint, secret = register(api, contract, webhook_receiver, ["checkout_payment.paid"])
     listed = _endpoints(api).get(endpoint["id"])
     expect(listed is not None, f"the registered endpoint {endpoint['id']} is not in the list")
@@ -47,6 +53,15 @@ def test_register_returns_the_secret_once(api, contract: Contract, webhook_recei
                         "be left out; these may not)")
     expect(secret not in repr(listed), "the endpoint list shows the signing secret again")
     expect(listed.get("events") == ["checkout_payment.paid"], f"`events` reads {listed.get('events')!r}")
+    payout_id = create_payout(api, contract, unique).json["payoutId"]
+    seen = wait_for(webhook_receiver, lambda ds: any(about(d, "payoutId", payout_id) for d in ds), flusher(api.org_id),
+                    f"the event of payout {payout_id}, made after the test key registered the endpoint")
+    verified(next(d for d in seen if about(d, "payoutId", payout_id)), secret)
+    ex = api.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"])
+    expect_status(ex, 200, "reading the registered endpoint's deliveries under the sandbox path with the test key")
+    expect(items(contract, "listSandboxWebhookDeliveries", ex),
+           "the sandbox delivery log lists no attempt of an endpoint that received a delivery (rows read where the "
+           "profile's `page.items` says)", ex)
 
 
 def _instant(value: object) -> datetime:

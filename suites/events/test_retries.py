@@ -1,11 +1,9 @@
-"""Events > Delivery and retries, States > Webhook endpoint, endpoint management: on the operator clock.
+"""Events > Delivery and retries, endpoint management: on the operator clock.
 
-Each test uses a fresh organization and moves its clock; after each move the clock is advanced by zero
-seconds once more while polling, which makes the reference's dispatcher run at once. Retry gaps are
-checked against the jitter band (+/-20 percent) on the organization's clock: a delivery's time there is
-when it arrived plus every advance made before it arrived, so real time spent on a loaded machine never
-reads as an early retry. Both schedules the spec describes agree on the first two gaps (1 min, 5 min), and
-the count of attempts must match one of them (WH-RETRY-SCHEDULE notes).
+Each test uses a fresh organization and moves its clock (`_support/clocked.py`). Retry gaps are checked
+against the jitter band (+/-20 percent) on the organization's clock. Both schedules the spec describes agree
+on the first two gaps (1 min, 5 min), and the count of attempts must match one of them (WH-RETRY-SCHEDULE
+notes). The auto-disable of an endpoint (States > Webhook endpoint) is test_auto_disable.py's.
 """
 
 from __future__ import annotations
@@ -16,62 +14,14 @@ from typing import Any
 
 import pytest
 
-from payconform.suite import Contract, Delivery, Mailbox, SignatureError, expect, expect_status, run_contract, verify
+from payconform.suite import SignatureError, expect, expect_status, run_contract, verify
 
-from .._support.answers import by_id
-from .._support.deliveries import about, checked, endpoints_listed, kind, register, verified, wait_for
+from .._support.clocked import SLACK, TICK, Timeline, ladder
+from .._support.deliveries import endpoints_listed, register, verified
 from .._support.events import feed
-from .._support.payouts import create_payout
 from .._support.profile import items
 
 NEEDS = ("api_key", "profile", "webhook_receiver", "operator", "clock")
-TICK = 15  # the dispatcher's period: an attempt may land up to one tick after it is due
-SLACK = 3  # real seconds that pass while the test runs, on top of the advanced clock
-
-
-class Timeline:
-    """A fresh organization with a mailbox registered, and its clock under the test's control."""
-
-    def __init__(self, org: Any, clock: Any, box: Mailbox, contract: Contract) -> None:
-        self.org, self.clock, self.box, self.contract = org, clock, box, contract
-        self.advances: list[tuple[float, float]] = []  # (our clock when the advance was asked, seconds)
-
-    def flush(self) -> None:
-        self.clock.advance(self.org.org_id, 0)
-
-    def advance(self, seconds: float) -> None:
-        self.advances.append((time.time(), seconds))
-        self.clock.advance(self.org.org_id, seconds)
-
-    def org_time(self, delivery: Delivery) -> float:
-        """When the delivery arrived, read on the organization's clock (relative to our clock's epoch)."""
-        return delivery.received_at + sum(s for asked, s in self.advances if asked <= delivery.received_at)
-
-    def about(self, payout_id: str) -> list[Delivery]:
-        """The attempts of the payout's `payout.pending` event (its later state changes are other events)."""
-        return [d for d in self.box.snapshot() if about(d, "payoutId", payout_id) and kind(d) == "payout.pending"]
-
-    def payout(self, unique: Any) -> str:
-        return create_payout(self.org.api, self.contract, unique).json["payoutId"]
-
-    def first_delivery(self, payout_id: str) -> Delivery:
-        wait_for(self.box, lambda ds: any(about(d, "payoutId", payout_id) for d in ds), self.flush,
-                 f"the first delivery about payout {payout_id}")
-        return self.about(payout_id)[0]
-
-    def settle(self, payout_id: str, count: int, timeout: float = 3.0) -> list[Delivery]:
-        """The deliveries about the payout once `count` arrived (or after `timeout` seconds of polling)."""
-        self.box.wait_for(lambda ds: len(self.about(payout_id)) >= count, timeout, flush=self.flush)
-        return self.about(payout_id)
-
-
-@pytest.fixture
-def timeline(fresh_org, clock, contract: Contract, webhook_receiver: Mailbox) -> Timeline:
-    return Timeline(fresh_org(), clock, webhook_receiver, contract)
-
-
-def _ladder() -> list[int]:
-    return run_contract().events["retry_schedules"]["ladder"]["delays_seconds"]
 
 
 def _schedules() -> list[list[int]]:
@@ -123,7 +73,7 @@ def test_failed_attempts_are_retried_within_the_jitter_band(timeline: Timeline, 
                f" of the previous failed attempt, the longest described delay {gaps} s plus 20 percent"
                f" ({len(late) - before} new)")
     timeline.box.answer(204)
-    timeline.advance(_ladder()[2] * 2.5)
+    timeline.advance(ladder()[2] * 2.5)
     done = timeline.settle(payout_id, 4)
     timeline.advance(86400 * 4)
     after = timeline.settle(payout_id, len(done) + 1, timeout=1.0)
@@ -165,7 +115,7 @@ def test_dead_delivery_stays_in_the_log_with_last_error(timeline: Timeline, uniq
     timeline.box.fail_next(1000, status=503)
     payout_id = timeline.payout(unique)
     first = timeline.first_delivery(payout_id)
-    for delay in _ladder():
+    for delay in ladder():
         timeline.advance(1.2 * delay + TICK + SLACK)
         timeline.settle(payout_id, len(timeline.about(payout_id)) + 1, timeout=0.3)
     attempts = len(timeline.about(payout_id))
@@ -190,7 +140,7 @@ def test_replay_resends_the_same_event_id(timeline: Timeline, operator, unique) 
     timeline.box.fail_next(1, status=500)
     payout_id = timeline.payout(unique)
     first = timeline.first_delivery(payout_id)
-    timeline.advance(1.2 * _ladder()[0] + TICK + SLACK)
+    timeline.advance(1.2 * ladder()[0] + TICK + SLACK)
     retried = timeline.settle(payout_id, 2)  # "at least once": the accepted retry may arrive twice
     expect(len(retried) >= 2 and all(d.header("whk-id") == first.header("whk-id") for d in retried),
            f"the retry carries whk-id {[d.header('whk-id') for d in retried]}, not the first attempt's")
@@ -246,45 +196,6 @@ def test_rotation_signs_with_both_secrets_for_24_hours(timeline: Timeline, opera
     with pytest.raises(SignatureError):
         verify(old, after.header("whk-id"), after.header("whk-timestamp"), after.header("whk-signature"), after.body,
                now=time.time())
-
-
-@pytest.mark.smoke
-@pytest.mark.req("WH-AUTO-DISABLE", "EVT-ENDPOINT-DISABLED", "WH-DISABLED-EVENT-OTHERS",
-                 "WH-DISABLED-EVENTS-RECORDED", "WH-RESUME-CLEARS-HEALTH", "WH-ENABLED")
-@pytest.mark.needs(*NEEDS)
-def test_auto_disable_after_three_dead_deliveries_and_five_days(timeline: Timeline, operator, unique,
-                                                                 webhook_receiver_factory) -> None:
-    api = timeline.org.api
-    failing, _ = register(api, timeline.contract, timeline.box)
-    other_box = webhook_receiver_factory()
-    _, other_secret = register(api, timeline.contract, other_box)
-    timeline.box.fail_next(10_000, status=500)
-    payouts = [timeline.payout(unique) for _ in range(3)]
-    for payout_id in payouts:
-        timeline.first_delivery(payout_id)
-    for delay in [*_ladder(), 86400 * 2]:
-        timeline.advance(1.2 * delay + TICK + SLACK)
-        timeline.flush()
-    endpoints, _ = endpoints_listed(api, timeline.contract)
-    disabled = endpoints.get(failing["id"], {})
-    expect(disabled.get("disabledReason") == "auto_disabled_after_failures",
-           f"after three dead deliveries and five days the endpoint shows {disabled}")
-    notice = other_box.wait_for(lambda ds: any(b"webhook_endpoint.disabled" in d.body for d in ds), 5,
-                                flush=timeline.flush)
-    announced = [d for d in notice if kind(d) == "webhook_endpoint.disabled"]
-    expect(announced, "the other endpoint received no `webhook_endpoint.disabled`")
-    body = checked(announced[0], other_secret, "webhook_endpoint.disabled")
-    expect(body["id"] in by_id(feed(api, type="webhook_endpoint.disabled")),
-           "the feed has no row for the delivered `webhook_endpoint.disabled`")
-    sent_before = len(timeline.box.snapshot())
-    quiet = timeline.payout(unique)
-    other_box.wait_for(lambda ds: any(about(d, "payoutId", quiet) for d in ds), 5, flush=timeline.flush)
-    expect(len(timeline.box.snapshot()) == sent_before, "the disabled endpoint still received deliveries")
-    expect(any(isinstance(e.get("data"), dict) and e["data"].get("payoutId") == quiet for e in feed(api)),
-           "an event of the disabled period is missing from the feed")
-    resumed = operator.set_webhook_endpoint_enabled(timeline.org.org_id, failing["id"], True)
-    expect(not resumed.get("disabledReason") and not resumed.get("consecutiveFailures"),
-           f"resuming did not clear the endpoint's health: {resumed}")
 
 
 @pytest.mark.req("WH-ENABLED-PAUSED", "WH-ENABLED")

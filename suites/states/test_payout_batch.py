@@ -3,10 +3,10 @@
 A run is taken to the status the row starts from along the profile's `sandbox.batch.timeline` (the spec shows
 no timing): in a fresh organization whose clock the test moves where the row starts in a window of the
 timeline (received, validating), else on the target's own organization in real time (the timeline is seconds;
-that clock is shared, never moved). Cancel before creation starts: `canceled`,
-and no payout ever exists from it. Cancel after creation began: 409 PAYOUT_BATCH_NOT_CANCELABLE, the run
-unchanged. Confirm from `awaiting_confirmation`: 200 or 202 and creation begins; from any other status:
-409 PAYOUT_BATCH_NOT_CONFIRMABLE.
+that clock is shared, never moved). Cancel before creation starts: `canceled`, and no payout ever exists from
+it. Cancel after creation began, from the confirm's answer on (creation may still be under way): 409
+PAYOUT_BATCH_NOT_CANCELABLE, the run never `canceled`. Confirm from `awaiting_confirmation`: 200 or 202 and
+creation begins; from any other status: 409 PAYOUT_BATCH_NOT_CONFIRMABLE.
 """
 
 from __future__ import annotations
@@ -47,13 +47,25 @@ def test_cancel_before_creation_starts(fresh_org, clock, contract: Contract, uni
 @pytest.mark.req("BATCH-T-CANCEL-AFTER-CREATION", "ERR-PAYOUT-BATCH-NOT-CANCELABLE")
 @pytest.mark.needs("profile")
 def test_cancel_after_creation_began_is_refused(timed: Timed, contract: Contract, unique: Unique) -> None:
-    """A confirmed run: 409 PAYOUT_BATCH_NOT_CANCELABLE, its status unchanged and its payouts still there."""
+    """Creation begins with the confirm ("`awaiting_confirmation` | confirm batch | creation begins (answers 200
+    or 202)"), so from the confirm's answer on a cancel is refused: sent right after it, while creation may still
+    be under way (no batch status shows that, the run may still read `awaiting_confirmation`), and again once the
+    run is `completed`, each is 409 PAYOUT_BATCH_NOT_CANCELABLE. The run is never `canceled`: it goes on to
+    `completed` with every line's payout. Accepted reading: a 202 confirm has begun creation as well, whatever
+    the target still has to do."""
     api, clock = timed.api, timed.clock
     run = create(api, contract, unique)
-    before = confirmed(api, clock, api.org_id, contract, run).json.get("status")
-    expect_error(cancel(api, run.id), 409, AFTER_CREATION["error"], "cancelling a run whose creation began")
+    reach(api, clock, api.org_id, contract, run, CONFIRM["from"][0])
+    expect_status(confirm(api, run.id), success(contract, "confirmPayoutBatch"), "confirming a run awaiting "
+                  "confirmation")
+    expect_error(cancel(api, run.id), 409, AFTER_CREATION["error"],
+                 "cancelling a run right after its confirm was answered (creation had begun)")
+    during = status(api, contract, run.id)
+    expect(during != "canceled", "a cancel refused while creation was under way left the run `canceled`")
+    done = settle(api, clock, api.org_id, contract, run, ("completed",)).json.get("status")
+    expect_error(cancel(api, run.id), 409, AFTER_CREATION["error"], "cancelling a run whose creation completed")
     after = status(api, contract, run.id)
-    expect(after == before, f"a refused cancel moved the run from {before!r} to {after!r}")
+    expect(after == done, f"a refused cancel moved the run from {done!r} to {after!r}")
     expect(len(paid(api, contract, run)) == len(run.references), "the run's payouts are not all there")
 
 

@@ -2,7 +2,8 @@
 
 Tests use them to observe behaviour the pristine server never shows on its own: a request still
 running (`delay`, for IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS), a given error (`error`, e.g. 503
-ORDERS_TEMPORARILY_UNAVAILABLE), or a key that cannot be recorded (`idempotency_unavailable`). The project's
+ORDERS_TEMPORARILY_UNAVAILABLE), a key that cannot be recorded (`idempotency_unavailable`), or a dependency
+that does not answer (`timeout`, on a pseudo-operation naming it), whose answer the server chooses itself. The project's
 own tests also kill the process at the worst moment (`crash_after_handler`: right after the handler's
 transaction commits, before anything else happens), to prove no write is lost or doubled across a crash.
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from . import ids
 from .errors import ApiError
 
-KINDS = ("delay", "error", "idempotency_unavailable", "crash_after_handler")
+KINDS = ("delay", "error", "timeout", "idempotency_unavailable", "crash_after_handler")
 CRASH_EXIT = 137  # the exit status of a process killed by SIGKILL
 
 

@@ -36,7 +36,8 @@ is another flush.
 
 Patch points for mutants (attributes of this instance): `ladder`, `jitter`, `timeout`, `connect_timeout`,
 `concurrency`, `flush_bound`, `serialize`, `timestamp`, `signed_content`, `headers`, `secrets_for`, `is_success`,
-`disable_unhealthy`, `announce`, `settle_due`, `due` (the deliveries a run sends, in order), and the hooks
+`disable_after_dead`, `disable_after_quiet`, `disable_unhealthy`, `announce`, `settle_due`, `due` (the deliveries
+a run sends, in order), and the hooks
 `after_attempt(client, delivery)` (after each attempt of a run; one endpoint's attempts come in order, other
 endpoints' may interleave) and `end_of_run(client)` (after its last), which may send more with
 `request(delivery)`.
@@ -107,6 +108,8 @@ class Dispatcher:
         self.signed_content = signed_content
         self.headers = delivery_headers
         self.is_success = lambda status: 200 <= status < 300
+        self.disable_after_dead = DISABLE_AFTER_DEAD
+        self.disable_after_quiet = DISABLE_AFTER_QUIET
         self.timestamp = lambda: str(int(time.time()))
         self.secrets_for = self._secrets
         self.disable_unhealthy = self._disable_unhealthy
@@ -296,7 +299,7 @@ class Dispatcher:
         for endpoint in rows:
             now = self.ref.clock.now(endpoint["org_id"])
             quiet_since = max(endpoint["last_success_at"] or "", endpoint["health_since"])
-            if endpoint["dead"] < DISABLE_AFTER_DEAD or quiet_since > iso(now - DISABLE_AFTER_QUIET):
+            if endpoint["dead"] < self.disable_after_dead or quiet_since > iso(now - self.disable_after_quiet):
                 continue
             store.run("UPDATE webhook_endpoints SET disabled_reason = ? WHERE id = ?", (DISABLED_REASON, endpoint["id"]))
             self.announce(endpoint, now)

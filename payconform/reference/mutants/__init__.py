@@ -18,8 +18,8 @@ from .registry import MUTANTS, VARIANTS, Mutant, UnknownMutant, apply, lookup
 
 # The area modules, by spec part; importing one registers its mutants or variants.
 AREAS = (
-    "authentication.keys", "authentication.signing", "conventions", "endpoints.batches", "endpoints.checkout",
-    "endpoints.ledger", "endpoints.paging", "endpoints.payouts", "endpoints.recipient_methods",
+    "authentication.keys", "authentication.signing", "conventions", "endpoints.audit", "endpoints.batches",
+    "endpoints.checkout", "endpoints.ledger", "endpoints.paging", "endpoints.payouts", "endpoints.recipient_methods",
     "endpoints.recipients", "endpoints.requests", "endpoints.webhooks", "errors.checkout", "errors.payouts",
     "errors.requests", "events.deliveries", "events.types", "limits", "resources.checkout", "resources.events",
     "resources.ledger", "resources.payouts", "resources.requests", "states.checkout", "states.payouts",

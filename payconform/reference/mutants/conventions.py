@@ -137,6 +137,20 @@ def instants_http_dates(ref: Reference) -> None:
     ref.response_filters.append(dates)
 
 
+@mutant("instants-bare-dates", reqs=["CONV-INSTANT-ISO8601"],
+        doc="Instants in answers are bare dates (`2026-11-22`): the day without the time of day.")
+def instants_bare_dates(ref: Reference) -> None:
+    def dates(out: Outgoing) -> None:
+        if out.is_error:
+            return
+        for obj in objects(out.body):
+            for name, value in obj.items():
+                if name.endswith("At") and isinstance(value, str):
+                    obj[name] = value[:10]
+
+    ref.response_filters.append(dates)
+
+
 @mutant("events-fee-as-string", reqs=["CONV-MONEY-FEE-OBJECT"],
         doc="Payout events carry `fee` as a decimal string instead of `{amount, currency}`.")
 def events_fee_as_string(ref: Reference) -> None:
@@ -332,3 +346,16 @@ def payout_amounts_as_numbers(ref: Reference) -> None:
                         obj[name] = float(obj[name])
 
     ref.response_filters.append(as_numbers)
+
+
+@mutant("payout-amounts-without-currency", reqs=["CONV-MONEY-DECIMAL-STRING"],
+        doc="Payouts answer `sourceAmount` and `destinationAmount` as decimal strings with no currency field beside "
+            "them (`sourceCurrency` and `destinationCurrency` left out).")
+def payout_amounts_without_currency(ref: Reference) -> None:
+    def without_currency(out: Outgoing) -> None:
+        for obj in objects(out.body):
+            if "payoutId" in obj:
+                obj.pop("sourceCurrency", None)
+                obj.pop("destinationCurrency", None)
+
+    ref.response_filters.append(without_currency)

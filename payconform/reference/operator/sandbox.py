@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 
 from ..resources import refunds
+from ..resources.funding import NETWORK as PAYOUT_NETWORK
 from ..resources.batches import RUN as BATCH_RUN
 from ..states.checkout import PSEUDO_OPERATIONS
 from ..core.errors import ERRORS, ApiError
@@ -20,10 +21,11 @@ if TYPE_CHECKING:
 
 
 def add_fault(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tuple[int, Any]:
-    """A fault (`error`, `delay`, ...) on the next `count` calls of an operation or pseudo-operation."""
+    """A fault (`error`, `delay`, `timeout`, ...) on the next `count` calls of an operation or pseudo-operation."""
     c = Checker(body)
     org_id = c.string("org_id", required=True)
-    operation = c.string("operation", required=True, choices=(*ref.operations, *PSEUDO_OPERATIONS, BATCH_RUN))
+    pseudo = (*PSEUDO_OPERATIONS, BATCH_RUN, PAYOUT_NETWORK)
+    operation = c.string("operation", required=True, choices=(*ref.operations, *pseudo))
     kind = c.string("kind", required=True, choices=KINDS)
     count = c.integer("count", low=1, high=1000)
     seconds = body.get("seconds", 0)

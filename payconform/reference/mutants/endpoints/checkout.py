@@ -298,6 +298,19 @@ def product_duplicate_names_allowed(ref: Reference) -> None:
             return original(call)
 
 
+@mutant("product-name-unique-only-by-body-guard", reqs=["PROD-CREATE-CONFLICT", "PROD-NAME-UNIQUE"],
+        doc="POST /products checks no name, but guards against a repeated body: the same body under a new key "
+            "within 15 minutes answers 409 DUPLICATE_REQUEST_DETECTED, while another product with the name of an "
+            "active one (another price or description) answers 201.")
+def product_name_unique_only_by_body_guard(ref: Reference) -> None:
+    set_op(ref, "createCheckoutProduct", money_write=True)
+
+    @around(ref, "createCheckoutProduct")
+    def create_checkout_product(original: Handler, call: Call) -> Reply:
+        with name_clash_hidden(ref, call, body(call).get("name")):
+            return original(call)
+
+
 @mutant("product-rename-to-taken-name-allowed", reqs=["PROD-UPDATE-NAME-CONFLICT"],
         doc="PATCH /products/{productId} to the name of another active product answers 200 instead of 409.")
 def product_rename_to_taken_name_allowed(ref: Reference) -> None:

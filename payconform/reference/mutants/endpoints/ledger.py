@@ -135,12 +135,6 @@ def audit_apikey_filter_ignored(ref: Reference) -> None:
     _drop_params(ref, AUDIT, ("apiKey",))
 
 
-@mutant("audit-filters-ignored", reqs=["AUDIT-FILTERS"],
-        doc="Audit events ignore `action`, `resourceId`, `actorUserId`, `createdAfter` and `createdBefore`.")
-def audit_filters_ignored(ref: Reference) -> None:
-    _drop_params(ref, AUDIT, ("action", "resourceId", "actorUserId", "createdAfter", "createdBefore"))
-
-
 @mutant("audit-malformed-instant-ignored", reqs=["AUDIT-INVALID-QUERY"],
         doc="Audit events ignore a `createdAfter`/`createdBefore` that is not an instant with a timezone.")
 def audit_malformed_instant_ignored(ref: Reference) -> None:

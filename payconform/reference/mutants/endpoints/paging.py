@@ -57,6 +57,22 @@ def history_out_of_settlement_order(ref: Reference) -> None:
         return reply
 
 
+@mutant("history-ordered-by-creation", reqs=["HIST-ORDER-SETTLEMENT"],
+        doc="Balance history pages are ordered by when each entry's order was created (a deposit's creation, "
+            "not its completion), not by settlement time.")
+def history_ordered_by_creation(ref: Reference) -> None:
+    @around(ref, "getBalanceHistory")
+    def get_balance_history(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+
+        def created(entry: dict) -> str:
+            deposit = call.ref.store.one("SELECT created_at FROM deposits WHERE id = ?", (entry.get("orderId"),))
+            return deposit["created_at"] if deposit is not None else entry["createdAt"]
+
+        reply.body["entries"].sort(key=created)
+        return reply
+
+
 @mutant("paging-offset-cursor", reqs=["BTX-CURSOR-OLDER", "AUDIT-NEWEST-FIRST"],
         doc="Balance transactions and audit events page by offset instead of by row id: a row written while a "
             "cursor is held shifts the list and the next page repeats a row.")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.errors import ApiError
 from ...core.operation import Call, Reply
-from ..patching import body
+from ..patching import Handler, around, body
 from ..registry import mutant
 from ..support.events import DELIVERY_LISTS, rewrite_webhook_replies
 
@@ -75,6 +75,29 @@ def webhooks_register_refused(ref: Reference) -> None:
 
     ref.operations["createSandboxWebhookEndpoint"] = dataclasses.replace(
         ref.operations["createSandboxWebhookEndpoint"], handler=handler)
+
+
+@mutant("webhooks-sandbox-endpoint-never-sent", reqs=["WH-TEST-KEY-SANDBOX-PATH"],
+        doc="An endpoint a test key registers under the sandbox path is answered 201 with its secret, but no "
+            "delivery is ever queued for it (an endpoint the dashboard registers is served).")
+def webhooks_sandbox_endpoint_never_sent(ref: Reference) -> None:
+    muted: set[str] = set()
+
+    @around(ref, "createSandboxWebhookEndpoint")
+    def create_sandbox_webhook_endpoint(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        if isinstance(reply.body, dict) and isinstance(reply.body.get("id"), str):
+            muted.add(reply.body["id"])
+            ref.store.run("DELETE FROM webhook_deliveries WHERE endpoint_id = ?", (reply.body["id"],))
+        return reply
+
+    queue = ref.events.queue
+
+    def queue_unless_muted(endpoint_id: str, org_id: str, mode: str, event_id: str, type_: str, due: str) -> None:
+        if endpoint_id not in muted:
+            queue(endpoint_id, org_id, mode, event_id, type_, due)
+
+    ref.events.queue = queue_unless_muted  # type: ignore[method-assign]
 
 
 @mutant("webhooks-list-empty", reqs=["WH-LIST"], doc="The endpoint list is always empty.")

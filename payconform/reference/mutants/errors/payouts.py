@@ -74,6 +74,20 @@ def funding_canceled_payout_accepted(ref: Reference) -> None:
             raise
 
 
+@mutant("funding-completed-payout-accepted", reqs=["ERR-PAYOUT-NOT-FUNDABLE", "FUND-ERRORS"],
+        doc="Confirming funding of a completed payout answers 200 with the payout; only a canceled one is refused.")
+def funding_completed_payout_accepted(ref: Reference) -> None:
+    @around(ref, CONFIRM)
+    def confirm_payout_funding(original: Handler, call: Call) -> Reply:
+        try:
+            return original(call)
+        except ApiError as err:
+            row = find(call, call.params["payoutId"]) if err.type == "PAYOUT_NOT_FUNDABLE" else None
+            if row is not None and row["status"] == "completed":
+                return Reply(200, payout_json(row))
+            raise
+
+
 @mutant("cancel-any-pending", reqs=["ERR-PAYOUT-NOT-CANCELABLE"],
         doc="A balance-funded pending payout can be canceled too.")
 def cancel_any_pending(ref: Reference) -> None:

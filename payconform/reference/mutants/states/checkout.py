@@ -6,7 +6,8 @@ Each changes one rule of one server instance through the patch points of `refere
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ...states.checkout import CHARGEBACK, ORDINARY
 from ...core.errors import ApiError
@@ -14,6 +15,7 @@ from ...core.operation import Call, Reply
 from ..patching import Handler, around, body
 from ..registry import mutant
 from ..support.checkout import link_row, payment_row
+from ..support.events import on_record
 
 if TYPE_CHECKING:
     from ...reference import Reference
@@ -55,6 +57,21 @@ def chargeback_never_comes(ref: Reference) -> None:
         doc="A `.04` payment is charged back after ten seconds instead of one minute.")
 def chargeback_after_ten_seconds(ref: Reference) -> None:
     ref.checkout.chargeback_seconds = 10.0
+
+
+@mutant("chargeback-comes-unannounced", reqs=["PAY-T-SIMULATE"],
+        doc="A `.04` payment is charged back a minute later, but the timeline records no "
+            "`checkout_payment.reversed` (a forced chargeback still does).")
+def chargeback_comes_unannounced(ref: Reference) -> None:
+    def unannounced(record: Callable[..., str], org_id: str, mode: str, type_: str, data: dict, now: Any) -> str:
+        if type_ == "checkout_payment.reversed":
+            step = ref.store.one("SELECT trigger FROM checkout_payment_transitions WHERE payment_id = ?"
+                                 " ORDER BY id DESC LIMIT 1", (data.get("paymentId"),))
+            if step is not None and step["trigger"] == "timeline":
+                return ""
+        return record(org_id, mode, type_, data, now)
+
+    on_record(ref, unannounced)
 
 
 @mutant("forced-chargeback-moves-twice", reqs=["PAY-FORCE-SAME-GUARD", "PAY-FORCE-MOVED"],

@@ -112,6 +112,35 @@ def batch_cancel_after_creation(ref: Reference) -> None:
     ref.batches.cancelable = (RECEIVED, VALIDATING, AWAITING, BATCH_COMPLETED, FAILED)
 
 
+CREATION_SECONDS = 10  # how long the background creation of `batch-cancel-while-creating` takes
+
+
+@mutant("batch-cancel-while-creating", reqs=["BATCH-T-CANCEL-AFTER-CREATION", "ERR-PAYOUT-BATCH-NOT-CANCELABLE"],
+        doc="Creation runs in the background: a confirmed run reads `awaiting_confirmation` until its payouts are "
+            "made ten seconds later, and a cancel in that window is accepted (judged by the status alone).")
+def batch_cancel_while_creating(ref: Reference) -> None:
+    batches, run, settle = ref.batches, ref.batches.run, ref.batches.settle
+    started: dict[str, Any] = {}  # batch id -> when its confirm began creation
+
+    def begin(call: Call, row: Any) -> Any:
+        started[row["id"]] = call.now
+        return row
+
+    def settle_then_create(call: Call, row: Any) -> Any:
+        row = settle(call, row)
+        began = started.get(row["id"])
+        if began is None or row["status"] != AWAITING:
+            started.pop(row["id"], None)
+            return row
+        if call.now < began + timedelta(seconds=CREATION_SECONDS):
+            return row
+        del started[row["id"]]
+        return run(call, row)
+
+    batches.run = begin  # type: ignore[method-assign]
+    batches.settle = settle_then_create  # type: ignore[method-assign]
+
+
 @mutant("batch-validating-event", reqs=["BATCH-EVENTS"],
         doc="A run announces an in-progress event (`payout_batch.validating`) when its validation starts.")
 def batch_validating_event(ref: Reference) -> None:
@@ -122,6 +151,20 @@ def batch_validating_event(ref: Reference) -> None:
         doc="An endpoint with dead deliveries and five quiet days stays enabled.")
 def webhooks_never_auto_disabled(ref: Reference) -> None:
     ref.dispatcher.disable_unhealthy = lambda org_id: None
+
+
+@mutant("webhooks-auto-disabled-after-one-dead-delivery", reqs=["WH-AUTO-DISABLE"],
+        doc="An endpoint with one dead delivery and five days with no accepted delivery is disabled, not after "
+            "three dead deliveries.")
+def webhooks_auto_disabled_after_one_dead_delivery(ref: Reference) -> None:
+    ref.dispatcher.disable_after_dead = 1
+
+
+@mutant("webhooks-auto-disabled-before-five-days", reqs=["WH-AUTO-DISABLE"],
+        doc="An endpoint is disabled as soon as three of its deliveries are dead, without waiting for five days "
+            "with no accepted delivery.")
+def webhooks_auto_disabled_before_five_days(ref: Reference) -> None:
+    ref.dispatcher.disable_after_quiet = timedelta(0)
 
 
 @mutant("webhooks-disabled-still-sent", reqs=["WH-DISABLED-EVENTS-RECORDED"],
