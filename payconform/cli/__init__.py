@@ -1,5 +1,5 @@
-"""``payconform run | check | profile check | profile suggest | serve | receiver | baseline update | report diff``
-and ``payconform --version``.
+"""``payconform run | check | profile check | profile suggest | serve | receiver | baseline update | report diff |
+report matrix`` and ``payconform --version``.
 
 ``parser`` holds the command line, ``exit_codes`` what each exit code means; ``run``, ``check``, ``gate``,
 ``profile``, ``serve`` and ``reports`` one command each (``pytest_proc`` and ``outcome``: the pytest run of

@@ -129,5 +129,18 @@ def build_parser() -> argparse.ArgumentParser:
                                         "and run B. Exit code 0 when nothing changed, 1 otherwise.")
     rdiff.add_argument("old", metavar="A", help="report directory (or results.json) of the earlier run")
     rdiff.add_argument("new", metavar="B", help="report directory (or results.json) of the later run")
+    rmatrix = rsub.add_parser(
+        "matrix", help="runs side by side, requirement by requirement, and the spec annotated with their verdicts",
+        description="Write a matrix of runs into DIR: index.html (a row per requirement, a column per run, each "
+                    "cell linking to the run's report), matrix.json and spec.html (the spec with each requirement's "
+                    "quote marked with its verdicts). A folder of report directories stands for each of them, "
+                    "oldest first; when every run tested the same target the matrix shows its history. Exit code "
+                    "0 when the matrix was written, 2 when a run cannot be read or --names does not name every "
+                    "run.")
+    rmatrix.add_argument("runs", nargs="+", metavar="RUN_DIR",
+                         help="report directory (or results.json) of a run, or a folder of report directories")
+    rmatrix.add_argument("--names", metavar="A,B,...", help="comma-separated column names, one per run "
+                                                            "(default: the report directories' names)")
+    rmatrix.add_argument("--out", metavar="DIR", required=True, help="directory to write the matrix into")
     return parser
 

@@ -1,4 +1,5 @@
-"""``payconform baseline update`` and ``payconform report diff``: working with finished runs' reports."""
+"""``payconform baseline update``, ``payconform report diff`` and ``report matrix``: working with finished runs'
+reports."""
 
 from __future__ import annotations
 
@@ -28,13 +29,39 @@ def cmd_baseline(ns: argparse.Namespace) -> int:
 
 
 def cmd_report(ns: argparse.Namespace) -> int:
+    """``report diff`` or ``report matrix``."""
+    if ns.report_command == "matrix":
+        return _matrix(ns)
+    if ns.report_command != "diff":
+        print("payconform: usage: payconform report diff A B | payconform report matrix RUN_DIR... --out DIR",
+              file=sys.stderr)
+        return 2
+    return _diff(ns)
+
+
+def _matrix(ns: argparse.Namespace) -> int:
+    """Write the matrix of runs and the spec annotated with their verdicts."""
+    from ..contract import Contract
+    from ..results import matrix
+
+    names = [n.strip() for n in ns.names.split(",")] if ns.names else None
+    try:
+        runs = matrix.load_runs(ns.runs, names)
+    except (matrix.MatrixError, OSError) as exc:
+        print(f"payconform: {exc}", file=sys.stderr)
+        return 2
+    data, written = matrix.write(ns.out, runs, Contract.load())
+    differ = sum(1 for r in data["requirements"] if r["differs"])
+    print(f"matrix of {len(runs)} runs and {len(data['requirements'])} requirements ({differ} differ between "
+          f"columns) written to {written['html']}")
+    return 0
+
+
+def _diff(ns: argparse.Namespace) -> int:
     """Print what changed verdict between two runs; 1 when anything did."""
     from ..results.baseline import BaselineError, read_results, run_tier
     from ..results.records import diff
 
-    if ns.report_command != "diff":
-        print("payconform: usage: payconform report diff A B", file=sys.stderr)
-        return 2
     try:
         old, new = read_results(ns.old), read_results(ns.new)
     except BaselineError as exc:

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 import jinja2
 
 from .. import paths
+from .annotated import write_page
 from .causes import failure_causes
 from .mismatch import merge, override_yaml, summary
 from ..contract import DEFAULT_PARTS
@@ -47,7 +48,8 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None = None) -> str:
+def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None = None, *,
+           spec_page: str | None = None) -> str:
     part_list = list(contract.parts) if contract is not None else list(DEFAULT_PARTS)
     parts = [{"slug": p["slug"], "title": p["title"], "requirements": []} for p in part_list]
     by_slug = {p["slug"]: p for p in parts}
@@ -80,7 +82,7 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
         causes=failure_causes(results.get("tests") or [], contract),
         mismatches=mismatches, mismatched_tests=len({n for m in mismatches for n in m["tests"]}),
         mismatch_yaml=override_yaml(merged) if merged else "",
-        untold=[m["entry"] for m in mismatches if not m.get("override")],
+        untold=[m["entry"] for m in mismatches if not m.get("override")], spec_page=spec_page,
     )
     return redactor.redact(html) if redactor is not None else html
 
@@ -89,6 +91,9 @@ def write_report(directory: str | Path, results: Mapping[str, Any], contract=Non
                  redactor: Redactor | None = None) -> Path:
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
+    spec = write_page(d, contract, title=str((results.get("run") or {}).get("target")), columns=["this run"],
+                      verdicts={r["id"]: [r["verdict"]] for r in results.get("requirements") or []},
+                      back="index.html")
     path = d / "index.html"
-    path.write_text(render(results, contract, redactor), encoding="utf-8")
+    path.write_text(render(results, contract, redactor, spec_page=spec.name if spec else None), encoding="utf-8")
     return path

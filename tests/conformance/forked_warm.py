@@ -2,7 +2,8 @@
 
 A run imports pytest's own plugins, the installed ones, payconform's plugin modules and the suites'
 support package, loads the contract (the catalogs and the OpenAPI documents, parsed once per process by
-``payconform.contract``) and compiles the report template (one ``jinja2`` environment per process). Done
+``payconform.contract``), compiles the report template (one ``jinja2`` environment per process) and marks
+the spec copy with the catalog's quotes (``spec.html``, once per process). Done
 here once, every run forked afterwards finds them in memory. A plugin that a run disables (``-p no:``) is
 only imported here, never registered.
 """
@@ -17,7 +18,7 @@ from _pytest.config import default_plugins
 
 import payconform.plugin
 import suites._support
-from payconform.results import html as report
+from payconform.results import annotated, html as report
 from payconform.contract import OPENAPI_DOCUMENTS, Contract
 
 
@@ -35,3 +36,5 @@ _contract = Contract.load()
 for _name in OPENAPI_DOCUMENTS:
     _contract.openapi(_name)
 report._environment().get_template("report.html.j2")
+report._environment().get_template(annotated.TEMPLATE)
+annotated.annotation(_contract)
