@@ -92,9 +92,24 @@ def test_a_leaked_secret_fails_a_run_out_of_time(tmp_path, capsys: pytest.Captur
     assert "secret leak" in capsys.readouterr().err
 
 
+SLOW = """
+import time
+
+import pytest
+
+
+@pytest.mark.req("DEMO-PASS")
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_takes_two_seconds(n):
+    time.sleep(2)
+"""
+
+
 def test_max_duration_with_nothing_failed_exits_3_and_the_artifacts_say_so(workdir, ref_target) -> None:
-    """Two workers take longer to start than the one second left: every test is left not run."""
+    """The run has one second left after the preflight; three of its tests take two seconds each, so on two
+    workers at least one test starts after the deadline and is left not run, however fast the workers start."""
     _, path = ref_target
+    (workdir / "suites" / "endpoints" / "test_slow.py").write_text(SLOW)
     res = cli(workdir, "run", "--target", str(path), "--select", "DEMO-PASS", "-n", "2", "--max-duration", "0.001",
               "--report-dir", "rt")
     assert res.returncode == ExitCode.OUT_OF_TIME, res.stdout + res.stderr
