@@ -1,5 +1,5 @@
-"""Headless Chromium for the browser tests of the matrix and the annotated spec: find the binary, load a page
-and read the DOM after its script ran (the pages keep their filter state in the query string)."""
+"""Headless Chromium for the browser tests of the report, the matrix and the annotated spec: find the binary,
+load a page and read the DOM after its script ran (the pages keep their filter state in the query string)."""
 
 from __future__ import annotations
 

@@ -8,47 +8,28 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from payconform.results.html import write_report
 
+from .chromium import chromium, dom, find
 from .conftest import CONTRACT, synthetic_results
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "reports" / "project-tests" / "report-screenshot.png"
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
 pytestmark = pytest.mark.xdist_group("report-browser")
 
 
 @pytest.fixture(scope="module")
 def browser() -> str:
-    found = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
-    if found is None:
-        pytest.skip("no chromium binary on PATH (Debian: apt-get install -y chromium; .ci/run installs it)")
-    return found
+    return find()
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
     return write_report(tmp_path_factory.mktemp("report"), synthetic_results(), CONTRACT)
-
-
-def chromium(browser: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / "profile"
-    return subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}", *args], check=False, capture_output=True,
-                          text=True, timeout=120)
-
-
-def dom(browser: str, tmp_path: Path, report: Path, query: str = "") -> str:
-    res = chromium(browser, tmp_path, "--dump-dom", report.as_uri() + query)
-    assert res.returncode == 0 and "</html>" in res.stdout, res.stderr[-2000:]
-    return res.stdout
 
 
 def visible_requirements(html: str) -> set[str]:
