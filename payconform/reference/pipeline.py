@@ -124,6 +124,7 @@ async def _execute(ref: PipelineServer, call: Call[PipelineServer], settle: Sett
             if settle is not None and err.keeps_writes:
                 settle(err)
             raise
+        ref.faults.before_commit(call.org_id, call.op.op_id)
         if settle is not None:
             settle(reply)
     ref.faults.after_handler(call.org_id, call.op.op_id)

@@ -1,9 +1,10 @@
 """Endpoints > Checkout, the link rows (publish, pause, delete; create, list, read and update from the
 profile since their paths are not shown) and Resources > Checkout link.
 
-The card processor's failures (no answer: 500; card payments not set up or refused: 503) are injected by
-the operator as faults of `checkoutCardProcessor`, and a publish still in flight is held by an operator
-delay, in fresh organizations so that nobody else meets them.
+The operator breaks the card processor with faults of the pseudo-operation `checkoutCardProcessor` (`timeout`:
+it does not answer; `unavailable`: card payments are not set up) and the target answers as the spec says (500
+and 503 INTERNAL); a publish still in flight is held by an operator delay, in fresh organizations so that
+nobody else meets them.
 """
 
 from __future__ import annotations
@@ -88,11 +89,11 @@ def test_failed_publish_on_create_is_201(fresh_org, operator, contract: Contract
 @pytest.mark.needs("operator")
 @pytest.mark.req("LINK-PUBLISH-NOT-SET-UP", "ERR-INTERNAL")
 def test_card_payments_not_set_up(fresh_org, operator, contract: Contract, unique) -> None:
-    """The processor refuses: 503 INTERNAL with a reason in `detail`, link unchanged: still a draft, its
+    """Card payments are not set up (the processor is unavailable): 503 INTERNAL with a reason in `detail`, link unchanged: still a draft, its
     `shareUrl` what the create answered (none, or the URL a draft may carry from creation)."""
     org = fresh_org()
     link = draft(org.api, contract, unique)
-    operator.inject_fault(org.org_id, CARD_PROCESSOR, "error", status=503, type="INTERNAL")
+    operator.inject_fault(org.org_id, CARD_PROCESSOR, "unavailable")
     body = expect_error(publish(org.api, link["id"]), 503, "INTERNAL", "publish when card payments are not set up")
     expect(body["detail"].strip(), "the 503 detail gives no reason")
     after = read_link(org.api, link["id"])
@@ -111,7 +112,7 @@ def test_processor_timeout_then_conflict(fresh_org, operator, clock, contract: C
     moves by the profile's `sandbox.card_publish_attempt.clears_within_seconds`."""
     org = fresh_org()
     link = draft(org.api, contract, unique)
-    operator.inject_fault(org.org_id, CARD_PROCESSOR, "error", status=500, type="INTERNAL")
+    operator.inject_fault(org.org_id, CARD_PROCESSOR, "timeout")
     expect_error(publish(org.api, link["id"]), 500, "INTERNAL", "publish when the processor does not answer")
     expect_error(publish(org.api, link["id"]), 409, "CONFLICT", "an immediate retry")
     clears = int(contract.profile["sandbox"]["card_publish_attempt"]["clears_within_seconds"])
@@ -128,7 +129,7 @@ def test_repriced_draft_conflicts(fresh_org, operator, clock, contract: Contract
     set up) or publishes the draft at its new product (no page was made), never anything else."""
     org = fresh_org()
     link = draft(org.api, contract, unique)
-    operator.inject_fault(org.org_id, CARD_PROCESSOR, "error", status=500, type="INTERNAL")
+    operator.inject_fault(org.org_id, CARD_PROCESSOR, "timeout")
     expect_error(publish(org.api, link["id"]), 500, "INTERNAL", "publish when the processor does not answer")
     cheaper = create_product(org.api, contract, unique, unitAmount="99.00")
     expect_status(org.api.op("updateCheckoutLink", linkId=link["id"], json={"productId": cheaper["id"]}), 200,

@@ -9,6 +9,9 @@ from starlette.requests import Request
 from ..resources import refunds
 from ..resources.funding import NETWORK as PAYOUT_NETWORK
 from ..resources.batches import RUN as BATCH_RUN
+from ..resources.payouts import ORDERS_NETWORK
+from ..resources.recipients import ACCOUNT_PROVIDER
+from ..resources.refunds import REFUND_PROCESSOR
 from ..states.checkout import PSEUDO_OPERATIONS
 from ..core.errors import ERRORS, ApiError
 from ..core.faults import KINDS, Fault
@@ -24,7 +27,7 @@ def add_fault(ref: OperatorServer, request: Request, body: dict[str, Any]) -> tu
     """A fault (`error`, `delay`, `timeout`, ...) on the next `count` calls of an operation or pseudo-operation."""
     c = Checker(body)
     org_id = c.string("org_id", required=True)
-    pseudo = (*PSEUDO_OPERATIONS, BATCH_RUN, PAYOUT_NETWORK)
+    pseudo = (*PSEUDO_OPERATIONS, BATCH_RUN, PAYOUT_NETWORK, ORDERS_NETWORK, ACCOUNT_PROVIDER, REFUND_PROCESSOR)
     operation = c.string("operation", required=True, choices=(*ref.operations, *pseudo))
     kind = c.string("kind", required=True, choices=KINDS)
     count = c.integer("count", low=1, high=1000)

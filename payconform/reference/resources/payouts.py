@@ -42,6 +42,7 @@ PAYMENT_REASONS = frozenset({
 })
 DESTINATION_CURRENCY = re.compile(r"^[A-Z]{3,4}$")  # ISO 4217, or a stablecoin (USDC, USDT)
 SOURCE_CURRENCIES = ("USD",)  # the sandbox balance is one provider-held USD figure
+ORDERS_NETWORK = "ordersNetwork"  # operator fault pseudo-operation: the network read of a lookup by reference
 
 
 class PayoutServer(LifecycleServer, Protocol):

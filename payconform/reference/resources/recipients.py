@@ -21,6 +21,7 @@ from ..core.store import dumps
 CONTACT_FIELDS = ("name", "email", "phone", "country", "type")
 TYPES = ("individual", "business")
 SCREENING_STATUS = "cleared"  # the sandbox screens every recipient clear at creation
+ACCOUNT_PROVIDER = "payoutAccountProvider"  # operator fault pseudo-operation: who registers payout accounts
 Method = tuple[str, str, dict[str, str]]  # kind, currency, account details
 
 

@@ -17,6 +17,8 @@ from ..core.errors import ApiError
 from ..core.operation import Call, StoreServer
 from .payments import PaymentServer, find_payment, record, transition
 
+REFUND_PROCESSOR = "refundProcessor"  # operator fault pseudo-operation: the processor a refund is sent to
+
 
 def refusal(call: Call[PaymentServer], row: sqlite3.Row, amount: int | None) -> ApiError | None:
     """Why this refund cannot happen, checked in the Errors table's order, or None."""

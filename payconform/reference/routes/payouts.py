@@ -1,18 +1,29 @@
-"""Payouts over the API: create, cancel, read, list, look up by reference (the rules: `payouts.py`)."""
+"""Payouts over the API: create, cancel, read, list, look up by reference (the rules: `payouts.py`).
+
+Two dependencies the operator can break (fault `timeout`): the payment network a new payout is handed to
+(`payoutNetwork`: the outcome is unknown, 500 PAYOUT_OUTCOME_UNKNOWN, the key kept) and the network read
+behind a lookup by reference (`ordersNetwork`: 503 ORDERS_TEMPORARILY_UNAVAILABLE, never a partial list).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..resources import payouts
-from ..core.errors import field_error
+from ..resources.funding import NETWORK as PAYOUT_NETWORK
+from ..resources.payouts import ORDERS_NETWORK
+from ..core.errors import ApiError, field_error
 from ..core.operation import Call, Operation, Reply
 from ..conventions.paging import by_seq, page
 from ..resources.payout_view import payout_json
 
 
 def create_payout(call: Call) -> Reply:
-    return payouts.make_payout(call)
+    reply = payouts.make_payout(call)
+    if reply.status == 201 and call.ref.faults.take(call.org_id, PAYOUT_NETWORK, "timeout") is not None:
+        raise ApiError("PAYOUT_OUTCOME_UNKNOWN", "The payment network did not answer: the payout may exist. "
+                       "Look it up by reference before acting, never under a new key.")
+    return reply
 
 
 def get_payout(call: Call) -> Reply:
@@ -34,6 +45,8 @@ def find_by_reference(call: Call) -> Reply:
     reference = q.get("reference")
     if not reference:
         raise field_error("reference", "required")
+    if call.ref.faults.take(call.org_id, ORDERS_NETWORK, "timeout") is not None:
+        raise ApiError("ORDERS_TEMPORARILY_UNAVAILABLE", "The network read did not answer; try again.")
     rows, next_cursor = by_seq(
         call.ref.store, call.ref.cursors, table="payouts", scope=f"orders:{call.org_id}:{call.mode}:{reference}",
         where="org_id = ? AND mode = ? AND reference = ?", params=(call.org_id, call.mode, reference),

@@ -1,5 +1,7 @@
 """Recipients (beneficiaries) and their payment methods over the API, prefix `/recipients/{orgId}`
-(the rules: `recipients.py`)."""
+(the rules: `recipients.py`). Adding a method registers the account with the payout provider; the operator
+makes that provider unavailable with the fault `unavailable` on `payoutAccountProvider` (503
+PAYOUT_ACCOUNT_PROVIDER_UNAVAILABLE, nothing saved)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from ..resources.corridors import read_method
 from ..core.errors import ApiError, validation_error
 from ..core.operation import Call, Operation, Reply
 from ..conventions.paging import by_seq, page
-from ..resources.recipients import CONTACT_FIELDS, TYPES, recipient_json
+from ..resources.recipients import ACCOUNT_PROVIDER, CONTACT_FIELDS, TYPES, recipient_json
 from ..core.validate import COUNTRIES, EMAIL, Checker, check
 
 
@@ -101,6 +103,9 @@ def add_method(call: Call) -> Reply:
     assert method is not None
     row = recipients.get(call, call.params["recipientId"])
     method_id = recipients.insert_method(call, row["id"], method)
+    if call.ref.faults.take(call.org_id, ACCOUNT_PROVIDER, "unavailable") is not None:
+        raise ApiError("PAYOUT_ACCOUNT_PROVIDER_UNAVAILABLE", "The payout provider could not register the account; "
+                       "nothing was saved.")
     body = recipient_json(call, recipients.reread(call, row["id"]))
     body["method"] = next(m for m in body["paymentMethods"] if m["id"] == method_id)
     return Reply(201, body, row["id"])

@@ -2,7 +2,8 @@
 
 Needs the `refunds` scope beside `write`, and is the one checkout call Endpoints rule 2 does not gate.
 The body's optional `amount` (the profile's choice of name) is in base units like `amountBase`; omitted,
-it refunds the rest. The rules: `refunds.py`.
+it refunds the rest. The rules: `refunds.py`. When the card processor does not answer a refund (operator fault
+`timeout` on `refundProcessor`), its outcome is unknown: 502 REFUND_OUTCOME_UNKNOWN, the key kept.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..resources import refunds
 from ..core.errors import ApiError
 from ..core.operation import Call, Operation, Reply
 from ..resources.payments import payment_json
+from ..resources.refunds import REFUND_PROCESSOR
 from ..core.validate import check
 
 BASE_UNITS = re.compile(r"^[0-9]{1,15}$")
@@ -30,6 +32,9 @@ def _amount(call: Call) -> int | None:
 
 def refund_payment(call: Call) -> Reply:
     row, refund_id, piece = refunds.refund(call, call.params["paymentId"], _amount(call))
+    if call.ref.faults.take(call.org_id, REFUND_PROCESSOR, "timeout") is not None:
+        raise ApiError("REFUND_OUTCOME_UNKNOWN", "The card processor did not answer: the refund may have gone "
+                       "through. Do not resend.")
     body: dict[str, Any] = payment_json(call, row)
     body["refund"] = {"id": refund_id, "amountBase": str(piece)}
     return Reply(200, body, row["id"])

@@ -2,9 +2,10 @@
 
 Kept on the Reference as `ref.checkout` so that a mutant can change one rule on one server instance (the
 `.02` settlement delay, the chargeback delay, what the public page answers, ...). The card processor is
-simulated: the operator injects its failures as faults of the pseudo-operation `checkoutCardProcessor`
-(an `error` with status 500 when it does not answer, 503 when card payments are not set up or it refused),
-which the publish step consumes after the expiry check, so `LINK_EXPIRED` comes before any processor call.
+simulated: the operator breaks it with faults of the pseudo-operation `checkoutCardProcessor` (`timeout`: it
+does not answer, 500 INTERNAL; `unavailable`: card payments are not set up, 503 INTERNAL; an `error` with
+status 500 or 503 stands for either), which the publish step consumes after the expiry check, so
+`LINK_EXPIRED` comes before any processor call.
 """
 
 from __future__ import annotations
@@ -90,16 +91,19 @@ class CheckoutRules:
 
     def call_processor(self, call: Call[CheckoutServer], link_id: str, total: str) -> None:
         """Set up the hosted card page; an injected processor fault refuses (503) or times out (500)."""
-        fault = call.ref.faults.take(call.org_id, CARD_PROCESSOR, "error")
-        if fault is None:
+        faults, org_id = call.ref.faults, call.org_id
+        not_set_up = "Card payments are not set up for this organization."
+        if faults.take(org_id, CARD_PROCESSOR, "unavailable") is not None:
+            raise ApiError("INTERNAL", not_set_up, status=503)
+        fault = faults.take(org_id, CARD_PROCESSOR, "error")
+        if fault is not None and (fault.status or 500) != 500:
+            raise ApiError(fault.type or "INTERNAL", not_set_up, status=fault.status)
+        if fault is None and faults.take(org_id, CARD_PROCESSOR, "timeout") is None:
             return
-        status = fault.status or 500
-        if status == 500:  # no answer: the card page may exist, retries conflict until the attempt clears
-            self.attempts[link_id] = call.now + timedelta(seconds=self.attempt_clears_seconds)
-            self.card_pages[link_id] = total
-            raise ApiError("INTERNAL", "The card processor did not answer; the card page may exist.", status=500)
-        raise ApiError(fault.type or "INTERNAL", "Card payments are not set up for this organization.",
-                       status=status)
+        # no answer: the card page may exist, retries conflict until the attempt clears
+        self.attempts[link_id] = call.now + timedelta(seconds=self.attempt_clears_seconds)
+        self.card_pages[link_id] = total
+        raise ApiError("INTERNAL", "The card processor did not answer; the card page may exist.", status=500)
 
     def publish_in_flight(self, call: Call[CheckoutServer], link_id: str) -> bool:
         """Another publish of this link or an edit of a link is still running."""

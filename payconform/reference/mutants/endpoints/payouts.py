@@ -196,25 +196,14 @@ def orders_by_reference_ignores_filter(ref: Reference) -> None:
         doc="When the network read behind GET /orders?reference= fails, the lookup answers 200 with an empty "
             "list (a partial list presented as complete).")
 def orders_unavailable_as_empty_list(ref: Reference) -> None:
-    failed: set[str] = set()
-    before_handler = ref.faults.before_handler
-
-    async def swallow(org_id: str, operation: str) -> None:
-        try:
-            await before_handler(org_id, operation)
-        except ApiError as err:
-            if err.type != "ORDERS_TEMPORARILY_UNAVAILABLE":
-                raise
-            failed.add(org_id)
-
-    ref.faults.before_handler = swallow  # type: ignore[method-assign]
-
     def wrap(original: Handler) -> Handler:
         def handler(call: Call) -> Reply:
-            if call.org_id in failed:
-                failed.discard(call.org_id)
+            try:
+                return original(call)
+            except ApiError as err:
+                if err.type != "ORDERS_TEMPORARILY_UNAVAILABLE":
+                    raise
                 return Reply(200, {"data": []})
-            return original(call)
         return handler
 
     ref.wrap_handler("listOrders", wrap)
