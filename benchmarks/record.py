@@ -49,6 +49,12 @@ BENCHMARKS: dict[str, Benchmark] = {
         "each [target shape](deployment.md#what-each-kind-of-target-covers) run twice against one reference "
         "server: tests passed, failed and skipped, requirements passed, requests, wall and CPU seconds.",
         ("python benchmarks/target_shapes.py",)),
+    "matrix_open": Benchmark(
+        "Opening a matrix of many runs",
+        "`payconform report matrix` of copies of two runs (the embedded reference as is and under a mutant), opened "
+        "in headless Chromium with the \"differs\" filter: the page's size and its own measure of the time from its "
+        "script's start to the rows laid out. See [Comparing runs: the matrix](matrix.md).",
+        ("python benchmarks/matrix_open.py",)),
     "hostile": Benchmark(
         "Runs against hostile targets",
         "`payconform run` against each hostile loopback mode (never answering, slow, garbage, resets, huge or "

