@@ -31,7 +31,7 @@ COLUMNS = ["runs", "requirements", "page KB", "ready ms (median)", "ready ms (ma
 
 def _run(base: Path, name: str, *extra: str) -> Path:
     """One run of `PART` against the embedded reference; its report directory."""
-    subprocess.run([sys.executable, "-m", "payconform.cli", "run", "--select", PART, "--fuzz-budget", "0",
+    subprocess.run([sys.executable, "-m", "payconform.cli", "run", "--select", PART, "-n", "0", "--fuzz-budget", "0",
                     "--report-dir", str(base / name), *extra], cwd=base, capture_output=True, check=False)
     return base / name
 
