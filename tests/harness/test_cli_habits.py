@@ -4,6 +4,7 @@ Ctrl-C ends the run within seconds whenever it comes."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -143,3 +144,31 @@ def test_ctrl_c_as_the_tests_start_ends_the_run_within_seconds(habits, ref_targe
     results = habits / "rearly" / "results.json"
     if results.exists():  # the interrupt came once the tests were collected: the partial report says so
         assert json.loads(results.read_text())["run"]["ended"]["how"] == "interrupted"
+
+
+def test_ctrl_c_while_a_test_runs_ends_the_run_within_seconds_with_its_report(habits, ref_target) -> None:
+    """Ctrl-C while a five-minute test runs: the run ends within seconds (exit 130), and its results.json says
+    it was interrupted, the test left not run."""
+    _, path = ref_target
+    proc = _start(habits, "--target", str(path), "-n", "0", "--report-dir", "rmid", "--", "-k", "takes_long")
+    assert proc.stdout is not None
+    for line in proc.stdout:  # collection is over: the five-minute test starts next
+        if "selected" in line or "collected" in line:
+            break
+    time.sleep(3)
+    out, err, took = _interrupt(proc)
+    assert proc.returncode == 130, out + err
+    assert took < 30, took
+    data = json.loads((habits / "rmid" / "results.json").read_text())
+    assert data["run"]["ended"]["how"] == "interrupted"
+    assert [t["verdict"] for t in data["tests"] if t["nodeid"].endswith("test_takes_long")] == ["not_run"]
+
+
+def test_ff_runs_what_failed_last_time_first(habits, stopped_at_first_failure, ref_target) -> None:
+    """After the -x run above, `--ff` runs its failure before the other tests."""
+    _, path = ref_target
+    res = cli(habits, "run", "--target", str(path), "-n", "0", "--report-dir", "rff", "--select", "DEMO-FAIL,DEMO-PASS",
+              "--", "--ff", "-k", "fails_soon or test_balance", timeout=240)
+    assert res.returncode == 1, res.stdout + res.stderr
+    order = re.findall(r'<testcase [^>]*name="([^"]+)"', (habits / "rff" / "junit.xml").read_text())  # as run
+    assert order[0] == "test_fails_soon" and len(order) > 1, order
