@@ -107,11 +107,16 @@ def about(delivery: Delivery, key: str, value: str) -> bool:
 
 def kind(delivery: Delivery) -> Any:
     """The event type a delivery carries (None when the body is not a JSON object)."""
+    return member_of(delivery, "type")
+
+
+def member_of(delivery: Delivery, key: str) -> Any:
+    """A top-level member of a delivered event (None when absent or the body is not a JSON object)."""
     try:
         body = json.loads(delivery.body)
     except ValueError:
         return None
-    return body.get("type") if isinstance(body, dict) else None
+    return body.get(key) if isinstance(body, dict) else None
 
 
 def busy_bound(flush: Flush) -> float:

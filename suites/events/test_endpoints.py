@@ -9,7 +9,6 @@ nothing.
 
 from __future__ import annotations
 
-import json
 import time
 from datetime import datetime, timezone
 from typing import Any
@@ -19,7 +18,7 @@ import pytest
 from payconform.suite import Contract, Delivery, Kind, Mailbox, Needs, expect, expect_error, expect_status, run_contract
 
 from .._support.answers import DASHBOARD_REFUSALS, member
-from .._support.deliveries import about, endpoints_listed, register, reused, verified, wait_for
+from .._support.deliveries import about, endpoints_listed, member_of, register, reused, verified, wait_for
 from .._support.events import event_types
 from .._support.payouts import create_payout
 from .._support.profile import items, success
@@ -116,16 +115,7 @@ def _past_the_log(rows: list[dict[str, Any]], answered: list[Delivery]) -> bool:
     `createdAt` counts as older): the log shows recent rows only, so on a busy organization the failed attempts
     may have left it before it was read, and their absence says nothing."""
     shown = [_instant(r.get("createdAt")) for r in rows]
-    return bool(shown) and all(_instant(_event_created(d)) < min(shown) for d in answered)
-
-
-def _event_created(delivery: Delivery) -> object:
-    """The `createdAt` of a delivered event, when its body is a JSON object carrying one."""
-    try:
-        body = json.loads(delivery.body)
-    except ValueError:
-        return None
-    return body.get("createdAt") if isinstance(body, dict) else None
+    return bool(shown) and all(_instant(member_of(d, "createdAt")) < min(shown) for d in answered)
 
 
 def _newest(rows: list[dict[str, Any]], n: int = 5) -> list[dict[str, Any]]:
