@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 
 CACHE_VAR = "PAYCONFORM_CACHE_DIR"  # where the targets' pacing files live (default: $XDG_CACHE_HOME/payconform)
 STALE_AFTER = 86400.0  # a target's pacing file untouched this long holds nothing of use: removed
+SWEEP_EVERY = 3600.0  # the folder is swept for stale files at most this often (a run starts in well under 1 s)
+SWEPT_MARK = ".swept"  # the folder's file whose modification time says when it was last swept
 
 
 def new_db_path(directory: str | Path | None = None) -> Path:
@@ -35,11 +37,26 @@ def target_db_path(base_url: str, directory: str | Path | None = None) -> Path:
 slash); files of targets unused for a day are removed."""
     folder = Path(directory) if directory is not None else cache_dir() / "pacing"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    _remove_stale(folder, time.time() - STALE_AFTER)
+    _sweep(folder)
     parts = urlsplit(base_url.strip())
     same = f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}?{parts.query}"
     digest = hashlib.sha256(same.encode("utf-8")).hexdigest()[:16]
     return folder / f"{digest}.sqlite3"
+
+
+def _sweep(folder: Path) -> None:
+    """Remove stale pacing files, unless the folder was swept within ``SWEEP_EVERY``: a cache that many runs
+    against many targets filled holds thousands of files, and looking at each one at every start would cost
+    more than the run."""
+    mark = folder / SWEPT_MARK
+    now = time.time()
+    try:
+        if now - mark.stat().st_mtime < SWEEP_EVERY:
+            return
+    except OSError:
+        pass  # never swept
+    mark.touch()
+    _remove_stale(folder, now - STALE_AFTER)
 
 
 def _remove_stale(folder: Path, before: float) -> None:

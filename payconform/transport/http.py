@@ -9,6 +9,8 @@ passed, the next operation fails with a timeout. Connections are pooled as usual
 from __future__ import annotations
 
 import contextlib
+import functools
+import ssl
 import time
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
@@ -117,11 +119,18 @@ class _Body(httpx.SyncByteStream):
             close()
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context per process, shared by every transport: loading the CA bundle costs more than a
+    short run's requests, and a context is safe to share between connections and threads."""
+    return httpx.create_ssl_context(trust_env=False)
+
+
 class DeadlineTransport(httpx.BaseTransport):
     """An httpx transport over an httpcore pool whose sockets honour ``deadline``; redirects are the caller's."""
 
     def __init__(self) -> None:
-        self._pool = httpcore.ConnectionPool(ssl_context=httpx.create_ssl_context(trust_env=False),
+        self._pool = httpcore.ConnectionPool(ssl_context=_tls_context(),
                                              network_backend=_Backend(), keepalive_expiry=KEEPALIVE_EXPIRY)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:

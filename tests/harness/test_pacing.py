@@ -194,6 +194,15 @@ def test_a_targets_pacing_file_holds_no_secret_and_stale_files_go(tmp_path, monk
     for part in stale.parent.glob(stale.name + "*"):
         os.utime(part, (old, old))
     target_db_path(BASE_URL, tmp_path / "cache" / "pacing")
+    assert list(stale.parent.glob(stale.name + "*")), "swept again within the hour of the last sweep"
+    mark = stale.parent / pacing_files.SWEPT_MARK
+    within = pacing_files.time.time() - pacing_files.SWEEP_EVERY + 60
+    os.utime(mark, (within, within))
+    target_db_path(BASE_URL, tmp_path / "cache" / "pacing")
+    assert list(stale.parent.glob(stale.name + "*")), "swept again within the hour of the last sweep"
+    due = pacing_files.time.time() - pacing_files.SWEEP_EVERY - 1
+    os.utime(mark, (due, due))
+    target_db_path(BASE_URL, tmp_path / "cache" / "pacing")
     assert not list(stale.parent.glob(stale.name + "*")) and path.exists()
 
 
