@@ -28,7 +28,8 @@ JSON = "application/json"
 
 def read_exchanges(path: Path) -> list[dict[str, Any]]:
     """The JSON lines of an exchange log (`python -m payconform.reference --exchange-log FILE`)."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    # split on newlines only: a body may hold other characters `str.splitlines` would split on
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
 def _escape(token: str) -> str:

@@ -2,12 +2,14 @@
 
 What a validating proxy in front of the server would see, without a proxy: the operation the router matched
 (its operationId; none for a path or method no operation takes), the request's method and path, and the
-answer's status, media type and body, after the response filters (mutants and variants included). The
-project's tests check these answers of a whole-suite run against the OpenAPI documents of `contract/`.
+answer's status, media type and body, after the response filters (mutants and variants included), a gzip
+content-coding undone as a client undoes it. The project's tests check these answers of a whole-suite run against
+the OpenAPI documents of `contract/`.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import IO, Any
@@ -44,6 +46,8 @@ class ExchangeLog:
     def _write(self, scope: Scope, answer: dict[str, Any]) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in answer["headers"]}
         raw: bytes = answer["body"]
+        if headers.get("content-encoding", "").strip().lower() == "gzip" and raw:
+            raw = gzip.decompress(raw)
         try:
             body: Any = json.loads(raw) if raw else None
         except ValueError:
