@@ -5,7 +5,9 @@ hundreds of failures with one cause. The preflight finds that cause in seconds a
 then ends with exit code 2. It judges nothing the conformance tests judge: a revoked key that still works
 is reported, not failed here (the revocation tests fail it, with the requirement).
 
-Requests: one unknown route, one read per configured API key, one read of ``other_org_id``.
+Requests: one unknown route, one read per configured API key, one read of ``other_org_id``, and at most
+``PREFLIGHT_PROBES`` probes of the profile's most used routes (``profile.preflight_step``; a route that
+differs is a warning: its tests end as profile mismatches).
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from .client import Api, Exchange, TargetError
-from .reachability import static_cause
 from .context import RunContext
+from .profile.document import DocumentError
+from .profile.preflight_step import profile_step
+from .reachability import static_cause
 from .target import API_KEY_NAMES, API_PREFIX, Target
 from .webhooks import receiver_settings
 
@@ -87,9 +91,10 @@ def _headroom(ex: Exchange) -> str:
 class _Run:
     """One preflight: sends through ``Api`` (paced, redacted, live-key guarded) and collects lines."""
 
-    def __init__(self, target: Target, make_api: Callable[[str | None], Api]) -> None:
+    def __init__(self, target: Target, make_api: Callable[[str | None], Api], context: RunContext | None) -> None:
         self.target = target
         self.make_api = make_api
+        self.context = context  # the run (its pacer) a document to read is fetched through
         self.result = Preflight()
         self.pool_valid = 0  # pool keys are told in one line: a pool may hold dozens
 
@@ -171,6 +176,13 @@ class _Run:
         self.result.lines.append(f"rate-limit headroom: {_headroom(ex)}; the run paces at "
                                  f"{self.target.rate_limit} requests per minute per credential")
 
+    def profile(self) -> None:
+        """The profile's most used routes, probed with ``api_key`` (``PREFLIGHT_PROBES`` requests at most)."""
+        step = profile_step(self.target, self.make_api(self.target.api_key), run=self.context)
+        self.result.requests += step.requests
+        self.result.lines += step.lines
+        self.result.warnings += step.warnings
+
 
 def configured_keys(target: Target) -> list[tuple[str, str]]:
     """(name, key) of every API key in the target file, pool keys numbered, api_key first."""
@@ -203,7 +215,7 @@ def preflight(target: Target, make_api: Callable[[str | None], Api] | None = Non
         return Api(target, credential, run=sent_through,
                    timeout=min(PREFLIGHT_TIMEOUT, float(target.request_timeout)))
 
-    run = _Run(target, make_api or default_api)
+    run = _Run(target, make_api or default_api, run)
     keys = configured_keys(target)
     if not keys:
         run.result.fatal = ("no credential: the target file (or --api-key) names no API key, so no check "
@@ -218,8 +230,10 @@ def preflight(target: Target, make_api: Callable[[str | None], Api] | None = Non
                                     f"{target.org_id}")
         if target.other_org_id and target.api_key:
             run.other_org()
+        if target.api_key:
+            run.profile()
         receiver_line(target, run.result)
-    except PreflightFailed as exc:
+    except (PreflightFailed, DocumentError) as exc:
         run.result.fatal = str(exc)
     return run.result
 

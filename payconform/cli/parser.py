@@ -84,9 +84,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print, as YAML for the target file's `profile:`, every entry that could be determined: the "
                     "paths, methods, body field names and list envelopes of the OpenAPI document (--openapi) and "
                     "the values the API shows where they differ from the profile; what could not be determined "
-                    "is named in comments. The same requests as `profile check`. Exit code 0 when the block was "
-                    "printed, 2 when the target cannot be reached or used.")
+                    "is named in comments. With --results, the overrides a run's profile mismatches named (what "
+                    "selects a sandbox scenario, found by trying both ways) join the block. The same requests as "
+                    "`profile check`. Exit code 0 when the block was printed, 2 when the target cannot be reached "
+                    "or used, or the results cannot be read.")
     add_options(psuggest, TARGET)
+    psuggest.add_argument("--results", metavar="PATH", action="append",
+                          help="a run's results.json (or its report folder): the overrides its profile mismatches "
+                               "named join the block (repeatable: a later run's over an earlier one's)")
 
     serve = sub.add_parser(
         "serve",

@@ -19,7 +19,7 @@ from ..profile.document import DocumentError
 from ..profile.findings import MATCHES, Report
 from ..profile.probe import MAX_REQUESTS
 from ..profile.resolve import default_profile, read_document
-from ..profile.suggest import block, render
+from ..profile.suggest import ResultsError, block, render, run_mismatches
 from ..target import Target, TargetConfigError, flag_overrides
 from .check import CANNOT_TEST
 
@@ -88,7 +88,13 @@ def cmd_profile(ns: argparse.Namespace) -> int:
         return examined
     target, mapped, profile, report = examined
     if ns.profile_command == "suggest":
-        print(render(block(target.profile, mapped, report), mapped, report, profile, target.base_url), end="")
+        try:
+            found = [row for path in ns.results or [] for row in run_mismatches(path)]
+        except ResultsError as exc:
+            _stderr(f"payconform: {exc}")
+            return CANNOT_TEST
+        print(render(block(target.profile, mapped, report, found), mapped, report, profile, target.base_url, found),
+              end="")
         return 0
     source = (f"{target.base_url} against the default profile"
               + (f", the OpenAPI document {target.openapi}" if target.openapi else "")

@@ -10,6 +10,7 @@ is created or moved.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,15 +36,21 @@ class Budget:
     left_out: list[str] = field(default_factory=list)
 
 
-def needed(suites: Path | None = None) -> set[str]:
-    """The operations the suites call by name (a quoted operation id in their source)."""
+def calls(suites: Path | None = None) -> Counter[str]:
+    """How often the suites name each operation (a quoted operation id in their source): the setup operations
+    many tests go through are named most."""
     from .. import paths
 
     root = suites or paths.suites_dir()
-    names: set[str] = set()
+    counted: Counter[str] = Counter()
     for path in root.rglob("*.py"):
-        names |= set(re.findall(r"[\"'](\w+)[\"']", path.read_text(encoding="utf-8", errors="replace")))
-    return names
+        counted.update(re.findall(r"[\"'](\w+)[\"']", path.read_text(encoding="utf-8", errors="replace")))
+    return counted
+
+
+def needed(suites: Path | None = None) -> set[str]:
+    """The operations the suites call by name."""
+    return set(calls(suites))
 
 
 def plan(profile: Mapping[str, Any], wanted: set[str]) -> list[str]:

@@ -8,7 +8,6 @@ the tests sit in one xdist group so that the session fixtures run on one worker 
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import shutil
@@ -18,7 +17,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 import yaml
@@ -92,13 +91,16 @@ def variants() -> list[dict]:
     return json.loads(_reference_tool("--list-variants", "--json"))
 
 
+Suggester = Callable[[Path, str], dict]  # (target file, server root URL) -> the target file's `profile:`
+
+
 def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None = None,
               files: list[str] | None = None, workers: int = 0, choices: str | None = None,
-              profile: dict | None = None, exchanges: bool = False, tier: str = "full") -> SuiteRun:
+              profile: dict | Suggester | None = None, exchanges: bool = False, tier: str = "full") -> SuiteRun:
     """Start a (possibly mutant) reference server, provision it, and run the suites against it. `choices`: the
     reference's configuration where the spec does not show (`--choices`); `profile`: the target file's
-    `profile:` override; `exchanges`: the server logs every answer to `SuiteRun.exchanges`; `tier`: a whole
-    run's `--tier`."""
+    `profile:` override, or what works it out from the provisioned target as a user would (a `Suggester`);
+    `exchanges`: the server logs every answer to `SuiteRun.exchanges`; `tier`: a whole run's `--tier`."""
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
     log = out_dir / "exchanges.jsonl" if exchanges else None
@@ -110,9 +112,10 @@ def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None 
         # a selected run with the fuzz phase gets a larger key pool: the phase is paced by per-key budgets
         fuzzing = bool(select) and any(f.startswith("suites/fuzz/") for f in files or [])
         target = provision_reference(server, **({"pool_size": MUTANT_POOL_SIZE} if fuzzing else {}))
-        if profile is not None:
-            target.profile = profile
         target_file = target.dump(Path(private) / "target.yaml")
+        if profile is not None:
+            target.profile = profile(target_file, server.root_url) if callable(profile) else profile
+            target_file = target.dump(target_file)
         report_dir = out_dir / "report"
         shutil.rmtree(report_dir, ignore_errors=True)
         budget = None if (mutant or "").startswith("fuzz-") else MUTANT_FUZZ_BUDGET
@@ -186,14 +189,21 @@ def mutant_files(tests: list[dict], mutant: str, reqs: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def reference_runs() -> dict[str, SuiteRun]:
+def suite_tests() -> list[dict]:
+    """The collected conformance tests with their requirement ids (`suite_listing`), once per session."""
+    listing = suite_listing()
+    assert listing, "collecting the suites listed no conformance test"
+    return listing
+
+
+@pytest.fixture(scope="session")
+def reference_runs(suite_tests: list[dict]) -> dict[str, SuiteRun]:
     """The pristine run and every mutant run, side by side: the pristine run waits on the pacer, the mutant runs
     on the CPU. The long runs go first (`LONG_FIRST`: the fuzz phase, then the limits and events files, which wait
     on the pacer and on deliveries for up to a minute), and the short ones fill the gaps. The mutant runs select
     their files from the collected suite, so they need not wait for the pristine run."""
-    listing = suite_listing()
-    assert listing, "collecting the suites listed no conformance test"
-    jobs = {m["name"]: {"mutant": m["name"], "select": m["reqs"], "files": mutant_files(listing, m["name"], m["reqs"])}
+    jobs = {m["name"]: {"mutant": m["name"], "select": m["reqs"],
+                        "files": mutant_files(suite_tests, m["name"], m["reqs"])}
             for m in mutants()}
     order = sorted(jobs, key=lambda name: min((rank for rank, part in enumerate(LONG_FIRST)
                                                 if any(f.startswith(part) for f in jobs[name]["files"])),
@@ -217,46 +227,55 @@ def variant_plan() -> dict[str, list[str]]:
     return variant_groups.plan([v["name"] for v in variants()])
 
 
-@pytest.fixture(scope="session")
-def variant_runs() -> dict[str, SuiteRun]:
-    # Whole-suite runs wait mostly on the pacer (the per-IP ceiling), not the CPU: they run side by side.
-    return run_many({run: {"mutant": ",".join(names), "workers": 2} for run, names in variant_plan().items()},
-                    parallel=3)
-
-
 OTHER_CHOICES = "other"  # the reference's second configuration (`--choices other`)
-OTHER_CHOICES_PROFILE = ROOT / "contract" / "examples" / "other-choices.profile.yaml"
 
 
-# the requirements judged on payouts the profile puts in a sandbox scenario (failed, returned, processing skipped)
-SCENARIO_OUTCOMES = ["PAYOUT-T-FAILED", "PAYOUT-T-RETURNED", "PAYOUT-T-PROCESSING", "PAYOUT-TERMINAL",
-                     "ERR-ACCEPTED-FAILED-NOT-ERROR", "HIST-REVERSAL", "HIST-COMPLIANCE-STAYS-DEBITED",
-                     "BTX-TYPES-SEEN", "EVT-PAYOUT-FAILED", "EVT-PAYOUT-RETURNED"]
+def suggester(*runs: SuiteRun) -> Suggester:
+    """What `payconform profile suggest --openapi ROOT/openapi.json --results RUN...` prints for a target, as a
+    user runs it between runs: the deployment's own document and what the earlier runs' mismatches found."""
+    def suggest(target_file: Path, root_url: str) -> dict:
+        results = [arg for run in runs for arg in ("--results", str(run.report_dir / "results.json"))]
+        proc = subprocess.run([sys.executable, "-m", "payconform.cli", "profile", "suggest", "--target",
+                               str(target_file), "--openapi", f"{root_url}/openapi.json", *results], cwd=ROOT,
+                              capture_output=True, text=True, timeout=TOOL_TIMEOUT, check=False)
+        assert proc.returncode == 0, f"profile suggest ended with {proc.returncode}:\n{proc.stderr[-3000:]}"
+        return yaml.safe_load(proc.stdout) or {}
+    return suggest
 
 
-def scenarios_by_account(fitting: dict) -> dict:
-    """The fitting profile but for what selects a sandbox payout's scenario: the default's (account digits)."""
-    profile = copy.deepcopy(fitting)
-    for key in ("select_by", "selector"):
-        profile["sandbox"]["payout_scenarios"].pop(key, None)
-    profile["sandbox"].pop("network_refusals", None)
-    return profile
+def other_choice_chain() -> dict[str, SuiteRun]:
+    """A user's way to the profile of a deployment that chose otherwise wherever the spec does not show: a run
+    with the default profile (every difference a mismatch), a run with what `profile suggest` makes of the
+    deployment's OpenAPI document and that run (the payout scenarios, selected the other way, still mismatches
+    naming `select_by`), and a run with what it makes of both runs (nothing left to set)."""
+    default = run_suite("other-choices-default-profile", choices=OTHER_CHOICES, workers=2)
+    documented = run_suite("other-choices-documented-profile", choices=OTHER_CHOICES, workers=2,
+                           profile=suggester(default))
+    suggested = run_suite("other-choices-suggested-profile", choices=OTHER_CHOICES, workers=2,
+                          profile=suggester(default, documented))
+    return {run.name: run for run in (default, documented, suggested)}
 
 
 @pytest.fixture(scope="session")
-def other_choice_runs() -> dict[str, SuiteRun]:
-    """The suite against the reference that chose otherwise wherever the spec does not show: the smoke tier (a
-    test of every catalog row) with the default profile, every difference a profile mismatch; the whole suite
-    with the profile that fits it; and the tests of the payout scenarios' outcomes with a profile that fits but
-    for how a scenario is selected."""
-    fitting = yaml.safe_load(OTHER_CHOICES_PROFILE.read_text(encoding="utf-8"))
+def whole_runs() -> dict[str, SuiteRun]:
+    """The whole-suite runs of the tolerated variants and of the other configuration, side by side: they wait
+    mostly on the pacer (the per-IP ceiling) and on sandbox timelines, not the CPU."""
     forked.start()
-    return run_many({"other-choices-default-profile": {"choices": OTHER_CHOICES, "workers": 2, "tier": "smoke"},
-                     "other-choices-fitting-profile": {"choices": OTHER_CHOICES, "workers": 2, "profile": fitting},
-                     "other-choices-scenarios-by-account": {
-                         "choices": OTHER_CHOICES, "profile": scenarios_by_account(fitting),
-                         "select": SCENARIO_OUTCOMES, "files": files_of(suite_listing(), SCENARIO_OUTCOMES)}},
-                    parallel=3)
+    jobs = {run: {"mutant": ",".join(names), "workers": 2, "exchanges": True} for run, names in variant_plan().items()}
+    with ThreadPoolExecutor(max_workers=len(jobs) + 1) as pool:
+        chain = pool.submit(other_choice_chain)
+        futures = {name: pool.submit(run_suite, name, **kwargs) for name, kwargs in jobs.items()}
+        return {**{name: f.result() for name, f in futures.items()}, **chain.result()}
+
+
+@pytest.fixture(scope="session")
+def variant_runs(whole_runs: dict[str, SuiteRun]) -> dict[str, SuiteRun]:
+    return {run: whole_runs[run] for run in variant_plan()}
+
+
+@pytest.fixture(scope="session")
+def other_choice_runs(whole_runs: dict[str, SuiteRun]) -> dict[str, SuiteRun]:
+    return {name: run for name, run in whole_runs.items() if name.startswith("other-choices-")}
 
 
 def iter_report_files(run: SuiteRun) -> Iterator[Path]:

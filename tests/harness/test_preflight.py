@@ -5,6 +5,7 @@ total deadline, ``PREFLIGHT_TIMEOUT`` at most): what the preflight sends is reco
 
 from __future__ import annotations
 
+import copy
 import secrets
 import socket
 import threading
@@ -16,9 +17,13 @@ import pytest
 from payconform import preflight as preflight_module
 from payconform.client import Api
 from payconform.preflight import POLICY_PATH, PREFLIGHT_TIMEOUT, Preflight, preflight
+from payconform.profile.preflight_step import PREFLIGHT_PROBES, profile_step, ranked
+from payconform.profile.probe import calls
+from payconform.profile.resolve import default_profile
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 from payconform.target import Target
+from tests.harness.wire import Counting
 
 # The bound for a run against a broken target, of which the preflight is the first seconds: the
 # requests a broken target is given before the verdict, each by its deadline, fit in it.
@@ -102,11 +107,13 @@ def _told_after_one_request(result: Preflight, sent: list[float], deadline: floa
     assert deadline <= PREFLIGHT_TIMEOUT < BOUND
 
 
-def test_a_conforming_target_passes_in_a_handful_of_requests(reference: Target) -> None:
+def test_a_conforming_target_passes_in_a_handful_of_requests(reference: Target, sent: list[float]) -> None:
     result = preflight(reference)
     assert result.ok, result.fatal
     keys = sum(1 for name, value in reference.credentials.items() if isinstance(value, str) and name.endswith("_key"))
-    assert result.requests <= 2 + keys + len(reference.credentials.get("api_key_pool") or [])
+    # the unknown route, a read per key, other_org_id, and the probes of the profile's most used routes
+    assert result.requests == len(sent) <= (2 + keys + len(reference.credentials.get("api_key_pool") or [])
+                                            + PREFLIGHT_PROBES)
     assert any("answers as this API" in line and "ROUTE_NOT_FOUND" in line for line in result.lines)
     assert any(line.startswith("other_org_id") and "403 FORBIDDEN" in line for line in result.lines)
     assert not result.warnings, result.warnings
@@ -178,3 +185,54 @@ def test_a_base_url_whose_path_misses_the_api_is_told_as_such(reference: Target,
     assert result.fatal.startswith("the base URL's path does not reach this API"), result.fatal
     assert "404 ROUTE_NOT_FOUND" in result.fatal and f"GET {path}/payments/organizations/" in result.fatal
     assert "is the path right?" in result.fatal and result.requests == 2
+
+
+
+@pytest.fixture(scope="module")
+def other_choices() -> Iterator[tuple[Target, str]]:
+    """The reference configured otherwise where the spec does not show (other paths), and its root URL."""
+    with RefServer(choices="other") as ref:
+        yield provision_reference(ref), str(ref.root_url)
+
+
+def test_the_routes_most_tests_go_through_are_probed_first() -> None:
+    profile = default_profile()
+    order = ranked(profile, calls())
+    assert set(order[:2]) == {"fundSandbox", "createBeneficiary"}, order
+    assert all(profile["operations"][op_id]["source"] == "profile" for op_id in order)
+    assert all(profile["operations"][op_id]["method"] == "GET" for op_id in ranked(profile, calls(), live=True))
+
+
+def test_the_profile_step_says_the_routes_match_within_its_budget(reference: Target) -> None:
+    wire = Counting()
+    step = profile_step(reference, Api(reference, reference.api_key, transport=wire))
+    assert not step.warnings, step.warnings
+    [line] = step.lines
+    assert line.startswith(f"profile: {PREFLIGHT_PROBES} route(s) answer as the profile says: ") and (
+        "fundSandbox" in line and "createBeneficiary" in line), line
+    assert step.requests == len(wire.sent) == PREFLIGHT_PROBES, wire.sent
+    assert all(not s.startswith(("DELETE", "PUT")) for s in wire.sent)
+
+
+def test_a_route_served_elsewhere_is_a_warning_naming_its_entry_not_fatal(other_choices) -> None:
+    target, _ = other_choices
+    result = preflight(target)
+    assert result.ok, result.fatal
+    funding = next(w for w in result.warnings if w.startswith("profile: operations.fundSandbox.path: "))
+    assert "404 ROUTE_NOT_FOUND" in funding and "x-request-id req_" in funding, funding
+    assert any("not fatal" in w and "payconform profile suggest" in w for w in result.warnings), result.warnings
+    assert not any(secret in line for secret in target.secrets() for line in result.warnings + result.lines)
+
+
+def test_the_document_is_read_once_and_its_routes_probed(other_choices) -> None:
+    """The target's OpenAPI document, still to be read, is folded into its profile: the probes go where the
+    run's requests will, and the run does not fetch the document again."""
+    target, root_url = other_choices
+    target = copy.deepcopy(target)
+    target.openapi = f"{root_url}/openapi.json"
+    result = preflight(target)
+    assert result.ok, result.fatal
+    assert not result.warnings, result.warnings
+    assert any(line.startswith(f"profile: {PREFLIGHT_PROBES} route(s) answer") for line in result.lines)
+    default_path = default_profile()["operations"]["fundSandbox"]["path"]
+    assert target.openapi is None and target.profile["operations"]["fundSandbox"]["path"] != default_path

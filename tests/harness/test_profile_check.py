@@ -4,10 +4,10 @@ wrong profile entry is a difference naming it, and the suggested block fixes wha
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Iterator
 
-import httpx
 import pytest
 import yaml
 
@@ -18,23 +18,13 @@ from payconform.profile.probe import MAX_REQUESTS
 from payconform.provision import provision_reference
 from payconform.refserver import RefServer
 from payconform.target import Target
+from tests.harness.wire import Counting
 
 QUOTE_PATH = "/payments/organizations/{orgId}/payouts/quote"
 # Entries the reference does not answer as: each fixable from what the API shows.
 WRONG_VALUES = {"sandbox": {"approval": {"threshold": "25000.00"}, "pricing": {"corridor_key": "destinationCurrency"}},
                 "operations": {"listCorridors": {"page": {"items": "corridors"}}}}
 
-
-class Counting(httpx.HTTPTransport):
-    """Counts the requests that reach the wire."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.sent: list[str] = []
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        self.sent.append(f"{request.method} {request.url.path}")
-        return super().handle_request(request)
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +88,38 @@ def test_suggest_prints_a_block_that_fixes_the_differences(reference, tmp_path, 
     fixed = _with_profile(target, tmp_path / "fixed.yaml", block)
     assert main(["profile", "check", "--target", str(fixed)]) == 0
     assert "the profile matches" in capsys.readouterr().out
+
+
+def _results(path: Path, mismatches: list[dict]) -> Path:
+    path.write_text(json.dumps({"profile_mismatches": mismatches}), encoding="utf-8")
+    return path
+
+
+def test_suggest_adds_what_a_runs_mismatches_found(reference, tmp_path, capsys):
+    """`--results`: the overrides a run's mismatches named join the block (a later run's over an earlier one's),
+    and leave the list of what could not be determined; a mismatch that could not tell its value stays there."""
+    _, path = reference
+    first = _results(tmp_path / "first.json", [
+        {"entry": "sandbox.payout_scenarios.select_by", "seen": "one selected by amount reached it",
+         "override": {"sandbox": {"payout_scenarios": {"select_by": "account_suffix"}}}},
+        {"entry": "operations.fundSandbox.path", "seen": "no route", "override": None}])
+    (tmp_path / "second").mkdir()
+    _results(tmp_path / "second" / "results.json", [
+        {"entry": "sandbox.payout_scenarios.select_by", "seen": "one selected by amount reached it",
+         "override": {"sandbox": {"payout_scenarios": {"select_by": "amount_minor_suffix"}}}},
+        {"entry": "sandbox.payout_scenarios.timeline.processing_seconds", "seen": "about 3 s",
+         "override": {"sandbox": {"payout_scenarios": {"timeline": {"processing_seconds": 3.0}}}}}])
+    assert main(["profile", "suggest", "--target", str(path), "--results", str(first),
+                 "--results", str(tmp_path / "second")]) == 0
+    text = capsys.readouterr().out
+    scenarios = yaml.safe_load(text)["sandbox"]["payout_scenarios"]
+    assert scenarios == {"select_by": "amount_minor_suffix", "timeline": {"processing_seconds": 3.0}}
+    assert "#   sandbox.payout_scenarios.select_by: " not in text
+    assert "#   sandbox.payout_scenarios.timeline.processing_seconds: " not in text
+    assert "#   operations.fundSandbox.path: no route; the run met it" in text
+
+    assert main(["profile", "suggest", "--target", str(path), "--results", str(tmp_path / "none.json")]) == 2
+    assert "none.json: cannot read a run's results.json" in capsys.readouterr().err
 
 
 def test_a_target_that_does_not_answer_is_exit_code_2(tmp_path, capsys):

@@ -23,13 +23,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from payconform.profile.preflight_step import PREFLIGHT_PROBES
 from payconform.results.artifacts import find_leaks
 from payconform.transport.breaker import CAUSE
 
 from .server import ORG, OTHER_ORG
 
 SERVER = Path(__file__).with_name("server.py")
-PREFLIGHT_REQUESTS = 3  # the preflight of a one-key target file: unknown route, api_key, other_org_id
+# the preflight of a one-key target file: unknown route, api_key, other_org_id, the profile's route probes
+PREFLIGHT_REQUESTS = 3 + PREFLIGHT_PROBES
 
 
 @dataclass
