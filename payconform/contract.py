@@ -236,6 +236,13 @@ class Contract:
     def requirement(self, req_id: str) -> dict | None:
         return self.requirements.get(req_id)
 
+    def checks(self, req_id: str) -> dict | None:
+        """How deep a verdict of ``req_id`` goes (``catalog/checks.yaml``, generated from the reference's mutants):
+        ``checked``, the clauses its tests are shown to check (``{mutant, breaks, with?}``), and ``not_checked``,
+        what a run with an API key alone cannot check and why; None when the record has no entry."""
+        entry = (self._catalog("checks").get("requirements") or {}).get(req_id)
+        return dict(entry) if isinstance(entry, Mapping) else None
+
     def operation(self, op_id: str) -> dict:
         """The profile entry of an operation; ``KeyError`` with a helpful message if unknown."""
         ops = self.profile.get("operations") or {}

@@ -1,4 +1,5 @@
-"""`python -m payconform.reference`: run the reference sandbox server, or list its mutants and variants.
+"""`python -m payconform.reference`: run the reference sandbox server, list its mutants and variants, or write
+the record of what they show each requirement's tests to check (`--write-checks contract`).
 
 The operator token comes from `--operator-token` or `PAYCONFORM_OPERATOR_TOKEN`; with neither, one is
 generated and written (mode 0600) to `--token-file`, never printed. When the server accepts connections
@@ -20,7 +21,7 @@ from types import FrameType
 
 import uvicorn
 
-from . import mutants
+from . import checks_record, mutants
 from .choices import CONFIGURATIONS
 from .app import build_app
 from .core.exchange_log import ExchangeLog
@@ -73,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--list-mutants", action="store_true", help="print name<TAB>reqs<TAB>doc per mutant")
     p.add_argument("--list-variants", action="store_true", help="print name<TAB><TAB>doc per variant")
     p.add_argument("--json", action="store_true", help="with --list-*: one JSON array instead")
+    p.add_argument("--write-checks", type=Path, metavar="CONTRACT_DIR",
+                   help="write CONTRACT_DIR/catalog/checks.yaml (what each requirement's tests are shown to check,"
+                        " by the mutants aimed at it) from CONTRACT_DIR/requirements.yaml and exit")
     return p
 
 
@@ -121,6 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(_attach_token_value(sys.argv[1:] if argv is None else argv))
     if args.list_mutants or args.list_variants:
         _list(mutants.MUTANTS if args.list_mutants else mutants.VARIANTS, args.json)
+        return 0
+    if args.write_checks is not None:
+        print(f"wrote {checks_record.write(args.write_checks, mutants.MUTANTS.values())}")
         return 0
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     ref = Reference(Config(operator_token=_token(args), db_path=args.db, choices=CONFIGURATIONS[args.choices]))

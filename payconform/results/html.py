@@ -73,6 +73,8 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
     if mismatches is None:
         mismatches = summary(results.get("tests") or [])
     merged = merge(m.get("override") for m in mismatches)
+    requirements = results.get("requirements") or []
+    depth = {r["id"]: contract.checks(r["id"]) for r in requirements} if contract is not None else {}
     html = _environment().get_template("report.html.j2").render(
         run=results.get("run") or {}, totals=totals(results), parts=parts, tests=tests, headline=headline,
         labels={v.value: v.label for v in Verdict}, verdicts=list(Verdict),
@@ -82,7 +84,7 @@ def render(results: Mapping[str, Any], contract=None, redactor: Redactor | None 
         causes=failure_causes(results.get("tests") or [], contract),
         mismatches=mismatches, mismatched_tests=len({n for m in mismatches for n in m["tests"]}),
         mismatch_yaml=override_yaml(merged) if merged else "",
-        untold=[m["entry"] for m in mismatches if not m.get("override")], spec_page=spec_page,
+        untold=[m["entry"] for m in mismatches if not m.get("override")], spec_page=spec_page, depth=depth,
     )
     return redactor.redact(html) if redactor is not None else html
 

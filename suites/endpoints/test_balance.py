@@ -59,6 +59,26 @@ def test_balances_is_the_sum_of_sources(api, contract: Contract) -> None:
     expect(balances == [total], f"`balances` holds {balances}; provider plus wallet is {total}", ex)
 
 
+@pytest.mark.req("BAL-BALANCES-SUM")
+@pytest.mark.needs("operator")
+def test_balances_sums_the_wallet_per_currency(fresh_org, operator) -> None:
+    """An organization's own wallet holding USDC on two chains (an operator state, read with a live key: the
+    sandbox wallet is empty): `balances` holds the provider figure and one USDC figure, the two holdings summed
+    ("sum of sources, one number per currency")."""
+    handle = fresh_org()
+    live = handle.api.with_credential(handle.issue_key(mode="live"))
+    holdings = {"polygon": Decimal("12.25"), "base": Decimal("7.5")}
+    for chain, amount in holdings.items():
+        operator.set_wallet(handle.org_id, chain, "USDC", str(amount))
+    ex = read_balance(live)
+    provider, usdc = provider_figure(ex), sum(holdings.values())
+    balances = sorted(figures(ex, "balances"))
+    expect(balances == sorted([provider, usdc]),
+           f"`balances` holds {balances}; the provider holds {provider} USD and the wallet USDC "
+           f"{' + '.join(map(str, holdings.values()))} on two chains, so the sum of sources, one number per "
+           f"currency, is {provider} USD and {usdc} USDC", ex)
+
+
 @pytest.mark.smoke
 @pytest.mark.req("BAL-CACHE", "BAL-CACHE-LIMIT")
 @pytest.mark.needs("operator", "clock")

@@ -17,7 +17,7 @@ import pytest
 from payconform.suite import Api, Contract, expect, expect_error, expect_status
 
 from .._support.answers import null_or_absent
-from .._support.checkout import draft, new_link, pause, publish, read_link, sent_link
+from .._support.checkout import create_link, draft, new_link, pause, priced_product, publish, read_link, sent_link
 from .._support.products import create_product
 from .._support.profile import success
 
@@ -26,14 +26,21 @@ CARD_PROCESSOR = "checkoutCardProcessor"
 
 @pytest.mark.req("LINK-PUBLISH", "LINK-FIELDS", "LINK-STATUS-VALUES")
 def test_publish_a_draft(api: Api, contract: Contract, unique) -> None:
-    """A new link is a `draft` with `productId`, `items` and a null `expiresAt` (null or left out: "nullable");
-    publish answers 200 with `status: sent` and a `shareUrl`, and a read agrees."""
-    link = draft(api, contract, unique)
+    """A new link is a `draft` with a null `expiresAt` (null or left out: "nullable"); made from a product
+    (the profile's body sends `productId`), its `productId` names that product, else it lists `items`; publish
+    answers 200 with `status: sent` and a `shareUrl`, and a read agrees."""
+    product_id = priced_product(api, contract, unique, "150.00")
+    link = create_link(api, contract, product_id)
     expect(link.get("status") == "draft" and null_or_absent(link, "expiresAt"),
            f"a new link reads status {link.get('status')!r}, expiresAt {link.get('expiresAt', 'absent')!r} "
            "(accepted for expiresAt: null or absent)")
-    expect(isinstance(link.get("productId"), str) or isinstance(link.get("items"), list),
-           "the link carries neither `productId` nor `items`")
+    if "productId" in (contract.operation("createCheckoutLink").get("body") or {"productId": None}):
+        expect(link.get("productId") == product_id,
+               f"a link made from product {product_id!r} has productId {link.get('productId', 'absent')!r}; the "
+               "link's fields are \"`shareUrl`, `expiresAt` (nullable), `productId`, `items`\"")
+    else:
+        expect(isinstance(link.get("items"), list) and bool(link["items"]),
+               f"a link made from `items` has items {link.get('items', 'absent')!r}")
     ex = publish(api, link["id"])
     expect_status(ex, 200, "publishing a draft")
     expect(ex.json.get("status") == "sent" and isinstance(ex.json.get("shareUrl"), str) and ex.json["shareUrl"],
@@ -169,13 +176,14 @@ def test_publish_in_flight_conflicts(second_call: str, fresh_org, operator, cont
     expect_error(second, 409, "CONFLICT", f"a {second_call} of the link while a publish is in flight")
 
 
-@pytest.mark.req("LINK-PAUSE")
+@pytest.mark.req("LINK-PAUSE", "LINK-STATUS-VALUES")
 def test_pause_a_draft(api: Api, contract: Contract, unique) -> None:
     """POST pause of a draft: 200 with the link `cancelled`."""
     link = draft(api, contract, unique)
     ex = pause(api, link["id"])
     expect_status(ex, 200, "pausing a draft")
-    expect(ex.json.get("status") == "cancelled", f"pause answered status {ex.json.get('status')!r}", ex)
+    expect(ex.json.get("status") == "cancelled", f"pause answered status {ex.json.get('status')!r}, not `cancelled` "
+           "(\"`status` (`draft`, `sent`, `cancelled`, `expired`)\")", ex)
 
 
 @pytest.mark.req("LINK-DELETE", "ERR-BAD-REQUEST")

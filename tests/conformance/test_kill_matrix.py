@@ -33,6 +33,16 @@ def test_the_contract_fuzz_killers_are_mutants() -> None:
     assert not missing, f"FUZZ_KILLERS names no registered mutant: {sorted(missing)}"
 
 
+def test_every_tested_requirement_has_a_mutant_aimed_at_it(suite_tests: list[dict]) -> None:
+    """A requirement a test names is shown able to fail only by a mutant that breaks it: a test killed by another
+    requirement's mutant proves that other requirement, not its own."""
+    aimed = {req for m in MUTANTS for req in m["reqs"]}
+    named = {req for t in suite_tests for req in t.get("requirements") or []}
+    missing = sorted(named - aimed)
+    assert not missing, ("requirements named by conformance tests that no mutant breaks (write one aimed at a clause "
+                         "of each, see payconform/reference/mutants/):\n" + "\n".join(f"- {r}" for r in missing))
+
+
 def test_every_conformance_test_is_killed_by_a_mutant(pristine_run: SuiteRun,
                                                       mutant_runs: dict[str, SuiteRun]) -> None:
     passed = pristine_run.with_outcome("passed")

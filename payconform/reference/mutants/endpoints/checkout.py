@@ -118,6 +118,18 @@ def payments_oldest_first(ref: Reference) -> None:
         return reply
 
 
+@mutant("payments-list-lags-status", reqs=["PAY-LIST-AUTHORITATIVE"],
+        doc="GET /links/{linkId}/payments lists a paid payment as `pending`, behind what the simulate call reported.")
+def payments_list_lags_status(ref: Reference) -> None:
+    @around(ref, "listCheckoutPayments")
+    def list_checkout_payments(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        for row in reply.body["data"]:
+            if row.get("status") == "paid":
+                row["status"] = "pending"
+        return reply
+
+
 @mutant("payments-limit-zero-refused", reqs=["LIMIT-PAY-INVALID-DEFAULT"],
         doc="`limit=0` on GET /links/{linkId}/payments is a 400 instead of becoming 20.")
 def payments_limit_zero_refused(ref: Reference) -> None:

@@ -20,6 +20,7 @@ from ...states.lifecycle import PROCESSING, Step
 from ...core.operation import Call, Reply
 from ..patching import Handler, around, body
 from ..registry import mutant
+from ..rewrites import rewrite_replies
 from ..support.ledger import (
     AUDIT, BTX, HISTORY, limit_asked, lists, rewrite_balance, rewrite_entries, unlisted, with_query,
 )
@@ -365,3 +366,15 @@ def paging_bad_cursor_restarts(ref: Reference) -> None:
                 if not any(e.get("field") == "cursor" for e in err.errors or []):
                     raise
                 return original(with_query(call, cursor=None))
+
+
+@mutant("balance-enveloped", reqs=["BAL-GET"],
+        doc="GET /balance answers the Balance under a `data` envelope, as the lists do, not as the body itself.")
+def balance_enveloped(ref: Reference) -> None:
+    rewrite_replies(ref, "getBalance", lambda reply: dataclasses.replace(reply, body={"data": reply.body}))
+
+
+@mutant("history-entries-as-data", reqs=["HIST-GET"],
+        doc="Balance history answers its entries under `data`, as the other lists do, not `entries`.")
+def history_entries_as_data(ref: Reference) -> None:
+    rewrite_entries(ref, lambda body: body.update(data=body.pop("entries")))

@@ -17,6 +17,7 @@ from ...resources.funding import HASH
 from ...core.operation import Call, Reply
 from ..patching import Handler, around, body
 from ..registry import mutant
+from ..rewrites import rewrite_refusals
 from ..support.payouts import CONFIRM, rewrite_reads
 
 if TYPE_CHECKING:
@@ -94,6 +95,16 @@ def funding_confirm_records_nothing(ref: Reference) -> None:
         ref.store.run("UPDATE payouts SET funded_at = NULL, funding_hash = NULL WHERE id = ?",
                       (call.params["payoutId"],))
         return reply
+
+
+@mutant("funding-outcome-unknown-as-internal", reqs=["FUND-OUTCOME-UNKNOWN"],
+        doc="A confirmation whose payout the network never acknowledged answers 500 INTERNAL instead of "
+            "PAYOUT_OUTCOME_UNKNOWN.")
+def funding_outcome_unknown_as_internal(ref: Reference) -> None:
+    def generic(call: Call, err: ApiError) -> ApiError | None:
+        return ApiError("INTERNAL", err.detail) if err.type == "PAYOUT_OUTCOME_UNKNOWN" else None
+
+    rewrite_refusals(ref, CONFIRM, generic)
 
 
 @mutant("funding-hash-shape-unchecked", reqs=["FUND-HASH-REQUIRED"],

@@ -7,6 +7,7 @@ Each changes one rule of one server instance through the patch points of `refere
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from starlette.responses import PlainTextResponse
@@ -135,3 +136,36 @@ def unknown_route_plain_text(ref: Reference) -> None:
         return PlainTextResponse("Not Found", status_code=404, headers={"x-request-id": request_id_of(request)})
 
     ref.error_response = error_response  # type: ignore[method-assign]
+
+
+@mutant("link-in-flight-as-request-in-progress", reqs=["ERR-CONFLICT"],
+        doc="A publish or edit of a link while another publish of it is in flight answers 409 "
+            "IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS instead of CONFLICT.")
+def link_in_flight_as_request_in_progress(ref: Reference) -> None:
+    def refused_as_in_progress(detected: Callable[[Call, str], bool]) -> Callable[[Call, str], bool]:
+        def in_progress(call: Call, link_id: str) -> bool:
+            if detected(call, link_id):
+                raise ApiError("IDEMPOTENCY_KEY_REQUEST_IN_PROGRESS", "A request for this link is still running.")
+            return False
+        return in_progress
+
+    rules = ref.checkout
+    rules.publish_in_flight = refused_as_in_progress(rules.publish_in_flight)  # type: ignore[method-assign]
+    rules.publish_running = refused_as_in_progress(rules.publish_running)  # type: ignore[method-assign]
+
+
+@mutant("processor-timeout-is-503", reqs=["ERR-INTERNAL"],
+        doc="A publish the card processor did not answer answers 503 INTERNAL, as if card payments were not set "
+            "up, instead of 500.")
+def processor_timeout_is_503(ref: Reference) -> None:
+    call_processor = ref.checkout.call_processor
+
+    def as_503(call: Call, link_id: str, total: str) -> None:
+        try:
+            call_processor(call, link_id, total)
+        except ApiError as err:
+            if err.type == "INTERNAL" and err.status == 500:
+                raise ApiError(err.type, err.detail, status=503) from None
+            raise
+
+    ref.checkout.call_processor = as_503  # type: ignore[method-assign]

@@ -5,15 +5,31 @@ Each changes one rule of one server instance through the patch points of `refere
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import ApiError
 from ...core.operation import Call, Reply
 from ..patching import Handler, around, body
 from ..registry import mutant
+from ..rewrites import data_rows, rewrite_replies
 
 if TYPE_CHECKING:
     from ...reference import Reference
+
+LINK_ANSWERS = ("createCheckoutLink", "getCheckoutLink", "listCheckoutLinks", "updateCheckoutLink",
+                "publishCheckoutLink", "pauseCheckoutLink")
+
+
+def _rewrite_links(ref: Reference, change: Callable[[dict[str, Any]], None]) -> None:
+    """Every link the link routes answer (the body, or each row of the list) goes through `change`."""
+    def each(reply: Reply) -> Reply:
+        for link in data_rows(reply) or ([reply.body] if isinstance(reply.body, dict) else []):
+            change(link)
+        return reply
+
+    for op_id in LINK_ANSWERS:
+        rewrite_replies(ref, op_id, each)
 
 
 @mutant("payment-decimals-wrong", reqs=["PAY-FIELDS", "CONV-MONEY-CHECKOUT-BASE-UNITS"],
@@ -93,3 +109,19 @@ def link_description_frozen(ref: Reference) -> None:
         for item, description in zip(reply.body["items"], frozen.get(reply.body["id"], []), strict=False):
             item["description"] = description
         return reply
+
+
+@mutant("link-without-product-id", reqs=["LINK-FIELDS"],
+        doc="A link made from a product does not name it: `productId` is left out, the product only in `items`.")
+def link_without_product_id(ref: Reference) -> None:
+    _rewrite_links(ref, lambda link: link.pop("productId", None))
+
+
+@mutant("link-status-canceled", reqs=["LINK-STATUS-VALUES"],
+        doc="A paused link reads `canceled`, spelled as payouts spell it, not `cancelled`.")
+def link_status_canceled(ref: Reference) -> None:
+    def respelled(link: dict[str, Any]) -> None:
+        if link.get("status") == "cancelled":
+            link["status"] = "canceled"
+
+    _rewrite_links(ref, respelled)

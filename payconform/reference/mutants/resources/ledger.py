@@ -184,3 +184,30 @@ def wallet_priced(ref: Reference) -> None:
         doc="GET /balance leaves `unavailable` empty although a source could not be read.")
 def unavailable_not_named(ref: Reference) -> None:
     rewrite_balance(ref, lambda body: body.update(unavailable=[]))
+
+
+@mutant("balance-sum-ignores-wallet", reqs=["BAL-BALANCES-SUM"],
+        doc="`balances` repeats the provider figures and leaves the wallet's tokens out of the sum.")
+def balance_sum_ignores_wallet(ref: Reference) -> None:
+    rewrite_balance(ref, lambda body: body.update(balances=[dict(row) for row in body["provider"]]))
+
+
+@mutant("btx-balance-after-renamed", reqs=["BTX-FIELDS"],
+        doc="Balance transaction rows carry their running total as `runningBalance`, not `balanceAfter`.")
+def btx_balance_after_renamed(ref: Reference) -> None:
+    @around(ref, BTX)
+    def list_balance_transactions(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        for row in reply.body["data"]:
+            row["runningBalance"] = row.pop("balanceAfter", None)
+        return reply
+
+
+@mutant("history-status-lowercase", reqs=["HIST-ENTRY-TYPE-STATUS"],
+        doc="Balance history entries spell `status` in lower case (`completed`, `debited`), as payouts spell theirs.")
+def history_status_lowercase(ref: Reference) -> None:
+    def lowered(body: dict[str, Any]) -> None:
+        for entry in body["entries"]:
+            entry["status"] = str(entry["status"]).lower()
+
+    rewrite_entries(ref, lowered)

@@ -277,3 +277,19 @@ def payout_created_processing(ref: Reference) -> None:
         return handler
 
     ref.wrap_handler("createPayout", wrap)
+
+
+@mutant("payout-return-skips-completed", reqs=["PAYOUT-COMPLETED-NOT-TERMINAL"],
+        doc="A payout the bank sends back (scenario 0004) never reads `completed`: it goes from `processing` "
+            "straight to the return, as if `completed` were terminal.")
+def payout_return_skips_completed(ref: Reference) -> None:
+    processing, _, returned = ref.lifecycle.timelines["0004"]
+    ref.lifecycle.timelines["0004"] = (processing, returned)
+
+
+@mutant("payout-returned-status", reqs=["PAYOUT-STATES"],
+        doc="A bank return reads `status: returned`, a state of its own named after `payout.returned`, instead of "
+            "`failed`.")
+def payout_returned_status(ref: Reference) -> None:
+    processing, completed, returned = ref.lifecycle.timelines["0004"]
+    ref.lifecycle.timelines["0004"] = (processing, completed, dataclasses.replace(returned, status="returned"))
