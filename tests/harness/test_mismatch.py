@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import httpx
 import pytest
 
-from payconform.checks.expect import ContractViolation, expect_status
+from payconform.checks.expect import ContractViolation, expect_error, expect_status
 from payconform.client import Api
 from payconform.contract import Contract
 from payconform.results import mismatch, skips
@@ -86,6 +86,16 @@ def test_a_spec_route_answering_404_stays_a_failure() -> None:
         ex = api.op("getBalance")
         with pytest.raises(ContractViolation):
             expect_status(ex, 200)
+
+
+def test_a_spec_field_gone_wrong_behind_a_profile_route_stays_a_failure() -> None:
+    """The route is the profile's, the error body is the spec's: a body without the spec's `requestId` fails, it is
+    no mismatch of the route."""
+    with _api(400, {"type": "VALIDATION_ERROR", "status": 400, "detail": "amount is required"}) as api:
+        ex = api.op("pricePayout", json={})
+        with pytest.raises(ContractViolation) as raised:
+            expect_error(ex, 400, "VALIDATION_ERROR")
+        assert "requestId" in str(raised.value)
 
 
 def test_a_profile_route_answering_another_404_is_the_test_s_to_judge() -> None:
