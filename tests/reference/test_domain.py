@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from .helpers import PRODUCT, RECIPIENT, assert_error, unique
+from .helpers import PRODUCT, RECIPIENT, assert_error, new_org, operator, unique
 
 R = "/recipients/{orgId}"
 PRODUCTS = "/checkout/organizations/{orgId}/products"
@@ -139,3 +139,15 @@ def test_payouts_and_balance_reads(org):
     audit = org.call("GET", f"{PAY}/audit-events?action=payout.create").json()["data"]
     assert [a["outcome"] for a in audit] == ["succeeded", "refused", "refused", "refused"]
     assert audit[0]["resourceId"] == p["payoutId"] and audit[0]["apiKeyPrefix"] == org.key[:41]
+
+
+def test_balances_sum_token_figures_exactly(client):
+    """`balances` is the sum of sources: six-place wallet figures are summed, not rounded to cents."""
+    org = new_org(client)
+    for chain, amount in (("ethereum", "12.345678"), ("polygon", "7.5")):
+        r = operator(client, "PUT", f"/orgs/{org.id}/wallet", {"chain": chain, "currency": "USDC", "amount": amount})
+        assert r.status_code == 200, r.text
+    live = org.issue(mode="live", scopes=["read"])  # the sandbox's wallet is empty: the own wallet is live
+    balances = {b["currency"]: b["amount"] for b in org.call("GET", f"{PAY}/balance", key=live).json()["balances"]}
+    assert balances["USDC"] == "19.845678"
+

@@ -24,3 +24,9 @@ def decimals(value: Decimal) -> int:
 def fmt(value: Decimal) -> str:
     """Two decimal places, the form every amount takes in responses."""
     return str(value.quantize(CENT))
+
+
+def fmt_exact(value: Decimal) -> str:
+    """Two decimal places, or the value's own where it has more: a sum of token figures (six places) stays the
+    exact sum of its sources."""
+    return fmt(value) if decimals(value) <= 2 else str(value)

@@ -15,7 +15,7 @@ from typing import Any
 from . import ledger
 from ..core.clock import iso
 from ..core.errors import ApiError
-from ..core.money import fmt
+from ..core.money import fmt, fmt_exact
 from ..core.store import Store
 
 SANDBOX_CURRENCY = "USD"
@@ -41,7 +41,7 @@ def summary(store: Store, org_id: str, mode: str) -> dict[str, Any]:
     for source in (*figure, *own):
         totals[source["currency"]] = totals.get(source["currency"], Decimal(0)) + Decimal(source["amount"])
     body: dict[str, Any] = {
-        "balances": [{"currency": currency, "amount": fmt(total)} for currency, total in totals.items()],
+        "balances": [{"currency": currency, "amount": fmt_exact(total)} for currency, total in totals.items()],
         "provider": figure,
         "wallet": own,
         "ledger": [{"currency": SANDBOX_CURRENCY, "amount": fmt(amount), "reserved": fmt(held)}],
