@@ -33,7 +33,7 @@ def test_pinned_key_refused_from_other_address(api_as) -> None:
     expect_error(api_as("pinned_key").op("getBalance"), 401, "KEY_IP_NOT_ALLOWED")
 
 
-@pytest.mark.req("KEY-PINNING")
+@pytest.mark.req("KEY-PINNING", "ERR-KEY-IP-NOT-ALLOWED")
 @pytest.mark.needs("operator")
 def test_key_pinned_to_own_address_works(fresh_org, target: Target) -> None:
     """A key pinned to the address the suite calls from works from there."""

@@ -42,8 +42,8 @@ def _rows_of_request(api: Api, contract: Contract, ex: Exchange, resource_id: st
 
 @pytest.mark.req("AUDIT-ROW-PER-MUTATION", "AUDIT-FIELDS")
 def test_a_mutation_writes_one_row(api: Api, contract: Contract, unique) -> None:
-    """A recipient created through the API: exactly one row naming it, with `id`, `action`, `resourceId` and
-    the `requestId` of the call."""
+    """A recipient created through the API: exactly one row naming it, with `id`, `action`, `resourceId`, the
+    `requestId` of the call, and exactly one of `apiKeyPrefix` and `actorUserId` naming who made it."""
     recipient = create_recipient(api, contract, unique)
     rows = _rows(api, contract, resourceId=recipient["id"])
     expect(len(rows) == 1, f"creating recipient {recipient['id']} left {len(rows)} audit rows naming it")
@@ -51,6 +51,9 @@ def test_a_mutation_writes_one_row(api: Api, contract: Contract, unique) -> None
     for name in ("id", "action", "resourceId", "requestId"):
         expect(_set(row, name), f"the audit row has no `{name}`: {row!r}")
     expect(row["resourceId"] == recipient["id"], f"`resourceId` is {row['resourceId']!r}")
+    expect(_set(row, "apiKeyPrefix") != _set(row, "actorUserId"),
+           f"the audit row sets apiKeyPrefix={row.get('apiKeyPrefix')!r} and actorUserId={row.get('actorUserId')!r}; "
+           "\"`apiKeyPrefix` and `actorUserId` (exactly one of the two is set)\"")
 
 
 @pytest.mark.req("AUDIT-REFUSED-RECORDED")

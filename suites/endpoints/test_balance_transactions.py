@@ -64,17 +64,20 @@ def test_cursor_is_strictly_older(own_org, contract: Contract) -> None:
            f"first read were {after[:5]}... ({len(after)} rows on that page)", older.ex)
 
 
-@pytest.mark.req("BTX-TYPE-FILTER")
+@pytest.mark.req("BTX-TYPE-FILTER", "BTX-FIELDS")
 def test_type_filter(own_org, contract: Contract, unique) -> None:
     """`type` keeps the rows of the listed types: one type keeps the test's top-ups and drops its payout's row;
     the comma-separated top-up and payout types keep both (each listed type, not only the first); an unknown
     value is a 400 naming `type`. The payout's row is found by `orderId` (its type read off it, as the full list
-    of types is not shown)."""
+    of types is not shown), and names the payout in its own `orderId` field."""
     handle = own_org()
     payout_id = create_payout(handle.api, contract, unique).json["payoutId"]
     pager, rows, _ = own_top_ups(handle, contract, 2)
     kind = str(rows[0].get("type"))
     paid = filtered_page(pager, "balance transactions", orderId=payout_id).items
+    unnamed = [r.get("id") for r in paid if r.get("orderId") != payout_id]
+    expect(not unnamed, f"rows {unnamed} listed for orderId={payout_id} do not carry `orderId` {payout_id!r}: the "
+           "row's fields are \"`id` ..., `balanceAfter`, `net` ..., `type`, `orderId`, currency\"")
     outgoing = sorted({str(r.get("type")) for r in paid} - {kind})
     expect(bool(outgoing), f"orderId={payout_id} (a payout just made) lists no row of a type other than the top-ups'"
            f" `{kind}`: {paid!r}")

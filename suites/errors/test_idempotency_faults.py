@@ -50,7 +50,7 @@ def _concurrently(api: Api, op_id: str, payload: dict, key: str, n: int = 2) -> 
             client.close()
 
 
-@pytest.mark.req("IDEM-500-RELEASES")
+@pytest.mark.req("IDEM-500-RELEASES", "ERR-INTERNAL")
 @pytest.mark.needs("operator")
 def test_internal_error_releases_the_key(fresh_org, operator, contract: Contract, unique: Unique) -> None:
     """A product create whose writes the store cannot record (the operator breaks it) answers 500 INTERNAL,

@@ -7,6 +7,7 @@
 - "`INDICATIVE_PRICING_UNAVAILABLE` | 400 | ... | Routing prices only against a recipient
   (`capabilities.indicativePricing: false`)."
 - "`USE_POST_PAYOUTS` | 403 | No | After a fix | Approval threshold or velocity cap applies; send via `POST /payouts`."
+  Both: a quote at the threshold, and one sent over a velocity cap the operator sets.
 - BAD_REQUEST: "Non-field 400 (expired quote, ...)".
 
 Paths, bodies, the fee, the quote lifetime and the capabilities' place are the profile's (`sandbox.pricing`);
@@ -25,7 +26,7 @@ from payconform.suite import Api, Contract, expect, expect_error, expect_status,
 from .._support.accounts import method_body
 from .._support.answers import member
 from .._support.approvals import threshold
-from .._support.payouts import payouts_with_reference, scenario_destination
+from .._support.payouts import create_payout, payouts_with_reference, scenario_destination
 from .._support.pricing import corridor_where, price_body, pricing, quote, send
 from .._support.profile import corridors, success
 from .._support.types import Unique
@@ -128,9 +129,11 @@ def test_exact_output_follows_the_capability(api, contract: Contract, unique: Un
 @pytest.mark.smoke
 @pytest.mark.req("ERR-INDICATIVE-PRICING-UNAVAILABLE")
 @pytest.mark.needs("profile")
-def test_indicative_pricing_follows_the_capability(api, contract: Contract) -> None:
+def test_indicative_pricing_follows_the_capability(api, contract: Contract, unique: Unique) -> None:
     """An indicative quote: 400 INDICATIVE_PRICING_UNAVAILABLE on a corridor with `indicativePricing: false`,
-    200 on one with `indicativePricing: true`."""
+    200 on one with `indicativePricing: true`. The refusing corridor still prices against a recipient ("prices
+    only against a recipient"): a quote, or, on a crypto corridor, 400 CRYPTO_PAYOUTS_DISABLED for this key
+    without `crypto_payouts` (the spec does not say whether pricing already needs that scope)."""
     for capable in (False, True):
         corridor = corridor_where(api, contract, "indicativePricing", capable)
         expect(corridor is not None, f"no profile corridor lists capabilities.indicativePricing {capable}")
@@ -142,6 +145,21 @@ def test_indicative_pricing_follows_the_capability(api, contract: Contract) -> N
             expect_status(ex, 200, f"an indicative quote to {row['currency']}")
         else:
             expect_error(ex, 400, "INDICATIVE_PRICING_UNAVAILABLE", f"an indicative quote to {row['currency']}")
+            expect_recipient_priced(api, contract, unique, corridor)
+
+
+def expect_recipient_priced(api: Api, contract: Contract, unique: Unique, corridor: str) -> None:
+    """Pricing against a recipient of a corridor without indicative pricing answers a quote."""
+    row = corridors(contract)[corridor]
+    destination = corridor_destination(api, contract, unique, corridor)
+    ex = api.op("pricePayout", json=price_body(contract, destination, destinationCurrency=row["currency"]))
+    what = (f"pricing against a {row['currency']} recipient, where the routing \"prices only against a "
+            "recipient\" (`capabilities.indicativePricing: false`)")
+    if row.get("kind") == "crypto" and ex.status == 400:
+        expect_error(ex, 400, "CRYPTO_PAYOUTS_DISABLED", f"{what} (accepted: a quote, or 400 CRYPTO_PAYOUTS_DISABLED "
+                                                         "for this key without `crypto_payouts`)")
+        return
+    expect_status(ex, success(contract, "pricePayout"), what)
 
 
 @pytest.mark.smoke
@@ -172,3 +190,18 @@ def test_a_send_an_approval_applies_to_is_refused(fresh_org, contract: Contract,
     expect_error(send(org.api, contract, priced, reference), 403, "USE_POST_PAYOUTS",
                  "sending a quote an approval threshold applies to")
     expect_nothing_sent(org.api, contract, reference)
+
+
+@pytest.mark.req("ERR-USE-POST-PAYOUTS")
+@pytest.mark.needs("operator", "profile")
+def test_a_send_over_the_velocity_cap_is_refused(fresh_org, operator, contract: Contract, unique: Unique) -> None:
+    """With no threshold and a velocity cap of one payout an hour, a send after the first payout: 403
+    USE_POST_PAYOUTS ("velocity cap applies"), nothing sent."""
+    org = fresh_org()
+    operator.set_approval_policy(org.org_id, threshold=None, velocity_cap={"count": 1, "window_seconds": 3600})
+    create_payout(org.api, contract, unique)
+    priced = quote(org.api, contract, scenario_destination(org.api, contract, unique)).json
+    reference = unique("ref")
+    expect_error(send(org.api, contract, priced, reference), 403, "USE_POST_PAYOUTS",
+                 "sending a quote once a velocity cap of one payout an hour is reached")
+    expect_nothing_sent(org.api, contract, reference, "over the velocity cap")

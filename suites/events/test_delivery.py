@@ -4,7 +4,8 @@ The worker's sandbox endpoint (registered once) delivers to this test's mailbox,
 `payout.pending` delivery is checked: signature over the raw bytes with the secret returned at registration
 (our strict verifier, our clock), timestamp window, `whk-id` = body `id` = feed row, `Svc-Webhook-Version` = body
 `apiVersion` (integer 1), `livemode: false`, the type among the 22, `data` the flat `WebhookPayout`, and the
-same event object in the feed. The feed is read from just before the delivered event (`since` is a decimal
+same event object in the feed; a payout waiting on the organization's own funds is announced with
+`requiresFunding: true`. The feed is read from just before the delivered event (`since` is a decimal
 `sequence`, so `since = sequence - 1` is the last point strictly before it).
 """
 
@@ -18,10 +19,10 @@ import pytest
 from payconform.suite import Contract, Delivery, Mailbox, expect
 
 from .._support.answers import by_id, contains
-from .._support.deliveries import about, parsed, reused, verified, wait_for
+from .._support.deliveries import about, kind, parsed, reused, verified, wait_for
 from .._support.events import event_types, feed, has
 from .._support.instants import is_utc_instant
-from .._support.payouts import create_payout, payout_problems
+from .._support.payouts import create_payout, create_self_funded, payout_problems
 
 NEEDS = ("api_key", "profile", "webhook_receiver")
 
@@ -119,6 +120,26 @@ def test_payout_pending_carries_the_flat_payout(api, contract: Contract, pending
     expect(not problems, "`data` of `payout.pending` is not the flat payout: " + "; ".join(problems))
     expect(data.get("status") == "pending", f"`payout.pending` carries `status: {data.get('status')!r}`")
     expect(rows[0].get("type") in event_types(), f"`type` {rows[0].get('type')!r} is not one of the 22")
+
+
+@pytest.mark.req("EVT-PAYOUT-PENDING")
+@pytest.mark.needs("crypto_key", "profile", "webhook_receiver")
+def test_payout_pending_of_a_payout_awaiting_own_funds_requires_funding(
+        api_as, contract: Contract, unique, webhook_receiver: Mailbox, webhook_server, flusher) -> None:
+    """A payout waiting on the organization's own funds (profile `sandbox.self_funded`) is announced with
+    `requiresFunding: true`."""
+    api = api_as("crypto_key")
+    _, _, box = reused(api, contract, webhook_server)
+    payout_id = create_self_funded(api, contract, unique).json["payoutId"]
+
+    def announced(d: Delivery) -> bool:
+        return kind(d) == "payout.pending" and about(d, "payoutId", payout_id)
+
+    seen = wait_for(box, lambda ds: any(map(announced, ds)), flusher(api.org_id), f"`payout.pending` of {payout_id}")
+    flag = parsed(next(filter(announced, seen)))["data"].get("requiresFunding", "(absent)")
+    expect(flag is True, f"`payout.pending` of payout {payout_id}, which waits on the organization's own funds,"
+                         f" carries `requiresFunding: {flag!r}`: 'Payout accepted, not yet moving; `requiresFunding:"
+                         " true` if waiting on the organization'")
 
 
 @pytest.mark.req("FEED-SAME-OBJECTS", "EVT-DATA-IMMUTABLE")

@@ -180,7 +180,7 @@ def test_a_failed_payout_is_not_an_error_response(timed: Timed, contract: Contra
 @WALK_TIME
 @WALK(RETURNED)
 @pytest.mark.req("PAYOUT-T-RETURNED", "PAYOUT-RETURN-BODY", "PAYOUT-COMPLETED-AT-RETURNED",
-                 "PAYOUT-COMPLETED-NOT-TERMINAL")
+                 "PAYOUT-COMPLETED-NOT-TERMINAL", "PAYOUT-FAILURE-CODE")
 @pytest.mark.needs("profile")
 def test_bank_return_after_completion(timed: Timed, contract: Contract, unique: Unique) -> None:
     """A completed payout the bank sends back reads `status: failed`, `failureCode: returned_by_bank`,

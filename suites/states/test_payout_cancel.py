@@ -17,11 +17,13 @@ from .._support.payouts import as_created, cancel_payout, create_payout, create_
 from .._support.types import Unique
 
 
-@pytest.mark.req("PAYOUT-T-CANCEL", "PAYOUT-CANCEL-ROUTE", "PAYOUT-COMPLETED-AT-FAILED-CANCELED")
+@pytest.mark.req("PAYOUT-T-CANCEL", "PAYOUT-CANCEL-ROUTE", "PAYOUT-COMPLETED-AT-FAILED-CANCELED",
+                 "PAYOUT-FUNDS-RETURNED", "ERR-PAYOUT-NOT-CANCELABLE")
 @pytest.mark.needs("crypto_key", "profile")
 def test_a_payout_awaiting_own_funds_is_canceled(api_as, contract: Contract, unique: Unique) -> None:
     """Cancel answers a 2xx (its response is not shown; a `status` in it, if any, is `canceled`); reads show the
-    payout `canceled`, with `completedAt` null."""
+    payout `canceled`, with `completedAt` null and a boolean `fundsReturned` ("on failed, returned and canceled
+    payloads")."""
     api = api_as("crypto_key")
     payout = as_created(api, create_self_funded(api, contract, unique))
     expect(payout.get("requiresFunding") is True, "setup: the self-funded payout does not have requiresFunding: true")
@@ -32,6 +34,9 @@ def test_a_payout_awaiting_own_funds_is_canceled(api_as, contract: Contract, uni
     expect(after.json.get("status") == "canceled", f"after the cancel the payout reads {after.json.get('status')!r}",
            after)
     expect(after.json.get("completedAt") is None, "a canceled payout has a `completedAt`", after)
+    expect(isinstance(after.json.get("fundsReturned"), bool),
+           f"the canceled payout has fundsReturned {after.json.get('fundsReturned')!r}, not a boolean: it is carried "
+           "\"on failed, returned and canceled payloads\"", after)
 
 
 @pytest.mark.smoke

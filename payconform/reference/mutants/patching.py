@@ -1,11 +1,13 @@
-"""How a mutant or variant wraps one server instance's behaviour: an operation's handler (`around`) or the
-authentication of requests (`around_authenticate`), and the request body those wrappers read."""
+"""How a mutant or variant wraps one server instance's behaviour: an operation's handler (`around`), a refusal
+that sticks (`refuse_for_good`) or the authentication of requests (`around_authenticate`), and the request body
+those wrappers read."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import ApiError
 from ..core.operation import Call, Reply
 
 if TYPE_CHECKING:
@@ -24,6 +26,24 @@ def around(ref: Reference, *op_ids: str) -> Callable[[Callable[[Handler, Call], 
         for op_id in op_ids:
             ref.wrap_handler(op_id, lambda original: lambda call: f(original, call))
     return install
+
+
+def refuse_for_good(ref: Reference, op_id: str, param: str, refusals: Collection[str], refusal: str) -> None:
+    """Once `op_id` refused a resource (path parameter `param`) with one of the error types `refusals`, every
+    later call for that resource is refused with `refusal`, whatever has changed since."""
+    refused: set[str] = set()
+
+    @around(ref, op_id)
+    def sticky(original: Handler, call: Call) -> Reply:
+        key = call.params[param]
+        if key in refused:
+            raise ApiError(refusal)
+        try:
+            return original(call)
+        except ApiError as err:
+            if err.type in refusals:
+                refused.add(key)
+            raise
 
 
 def around_authenticate(ref: Reference) -> Callable[[Callable[[Authenticate, Request], Principal]], None]:

@@ -222,7 +222,7 @@ def pinning_ignored(ref: Reference) -> None:
     on_auth_error(ref, handle)
 
 
-@mutant("pinned-key-refused-everywhere", reqs=["KEY-PINNING"],
+@mutant("pinned-key-refused-everywhere", reqs=["KEY-PINNING", "ERR-KEY-IP-NOT-ALLOWED"],
         doc="A pinned key answers KEY_IP_NOT_ALLOWED even from an address on its allowlist.")
 def pinned_key_refused_everywhere(ref: Reference) -> None:
     original: Authenticate = ref.auth.authenticate

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ...core.errors import ApiError
 from ...resources.funding import HASH
 from ...core.operation import Call, Reply
-from ..patching import Handler, around, body
+from ..patching import Handler, around, refuse_for_good
 from ..registry import mutant
 from ..rewrites import rewrite_refusals
 from ..support.payouts import CONFIRM, rewrite_reads
@@ -133,19 +133,8 @@ def funding_0002_accepted(ref: Reference) -> None:
 @mutant("funding-refusal-spends-payout", reqs=["FUND-CHAIN-CHECKS"],
         doc="After a refused confirmation the payout is no longer fundable (PAYOUT_NOT_FUNDABLE).")
 def funding_refusal_spends_payout(ref: Reference) -> None:
-    spent: set[str] = set()
-
-    @around(ref, CONFIRM)
-    def confirm_payout_funding(original: Handler, call: Call) -> Reply:
-        payout_id = call.params["payoutId"]
-        if payout_id in spent:
-            raise ApiError("PAYOUT_NOT_FUNDABLE")
-        try:
-            return original(call)
-        except ApiError as err:
-            if err.type in ("FUNDING_TRANSACTION_INVALID", "FUNDING_NOT_YET_VERIFIABLE"):
-                spent.add(payout_id)
-            raise
+    refuse_for_good(ref, CONFIRM, "payoutId", {"FUNDING_TRANSACTION_INVALID", "FUNDING_NOT_YET_VERIFIABLE"},
+                    "PAYOUT_NOT_FUNDABLE")
 
 
 @mutant("funding-reuse-allowed", reqs=["FUND-ALREADY-USED", "FUND-SANDBOX-REUSE",

@@ -5,19 +5,19 @@ Each changes one rule of one server instance through the patch points of `refere
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from ...resources import ledger
 from ...resources.corridors import RATES
 from ...core.errors import ApiError
 from ...core.operation import Call, Reply
-from ...resources.payout_view import payout_json
+from ...resources.payout_view import awaiting_funds, payout_json
 from ...resources.payouts import find
 from ...resources.pricing import Price
 from ..patching import Handler, around, body
 from ..registry import mutant
-from ..support.payouts import CONFIRM, refuse_expired, retype_batch_refusal, without_policy
+from ..support.payouts import CONFIRM, refuse_expired, retype_batch_refusal, rewrite_reads, without_policy
 
 if TYPE_CHECKING:
     from ...reference import Reference
@@ -143,6 +143,28 @@ def insufficient_balance_overdraws(ref: Reference) -> None:
     ref.wrap_handler("createPayout", wrap)
 
 
+@mutant("refused-payout-still-sent", reqs=["ERR-INSUFFICIENT-BALANCE", "ERR-PROVIDER-REJECTED"],
+        doc="A payout the balance cannot cover or the network refuses answers its 400 but is sent all the same.")
+def refused_payout_still_sent(ref: Reference) -> None:
+    @around(ref, "createPayout")
+    def create_payout(original: Handler, call: Call) -> Reply:
+        try:
+            return original(call)
+        except ApiError as err:
+            if err.type not in ("INSUFFICIENT_BALANCE", "PROVIDER_REJECTED"):
+                raise
+            amount, currency = Decimal(body(call)["sourceAmount"]), body(call)["sourceCurrency"]
+            minimum, ref.pricing.minimum = ref.pricing.minimum, Decimal(0)
+            ledger.post(call, type="adjustment", amount=amount, currency=currency)
+            try:
+                original(call)
+            finally:
+                ref.pricing.minimum = minimum
+                ledger.post(call, type="adjustment", amount=-amount, currency=currency)
+            err.keeps_writes = True
+            raise
+
+
 @mutant("quote-drift-unchecked", reqs=["ERR-RATE-DRIFT-EXCEEDED"],
         doc="sendPayout ignores `expectDestination`: a quote delivering less than expected is sent.")
 def quote_drift_unchecked(ref: Reference) -> None:
@@ -243,3 +265,114 @@ def provider_unavailable_keeps_key(ref: Reference) -> None:
     releases = ref.idempotency.releases
     ref.idempotency.releases = (  # type: ignore[method-assign]
         lambda err: err.type != "PAYOUT_ACCOUNT_PROVIDER_UNAVAILABLE" and releases(err))
+
+
+@mutant("payout-failed-reason-as-error-object", reqs=["ERR-ACCEPTED-FAILED-NOT-ERROR"],
+        doc="A failed payout reads `status: failed` with its reason as an error object (`error.type`) instead of "
+            "a `failureCode`.")
+def payout_failed_reason_as_error_object(ref: Reference) -> None:
+    def as_error(payout: dict[str, Any]) -> dict[str, Any]:
+        if payout.get("status") == "failed" and "failureCode" in payout:
+            payout["error"] = {"type": str(payout.pop("failureCode")).upper()}
+        return payout
+
+    rewrite_reads(ref, as_error)
+
+
+@mutant("awaiting-funds-payout-not-cancelable", reqs=["ERR-PAYOUT-NOT-CANCELABLE"],
+        doc="A payout awaiting the organization's own funds is refused PAYOUT_NOT_CANCELABLE like every other.")
+def awaiting_funds_payout_not_cancelable(ref: Reference) -> None:
+    @around(ref, "cancelPayout")
+    def cancel_payout(original: Handler, call: Call) -> Reply:
+        row = find(call, call.params["payoutId"])
+        if row is not None and awaiting_funds(row):
+            raise ApiError("PAYOUT_NOT_CANCELABLE")
+        return original(call)
+
+
+@mutant("plink-forged-404-distinct", reqs=["PLINK-404-ALIKE"],
+        doc="A forged token of a real link answers a 404 saying its signature does not match, unlike an unknown one.")
+def plink_forged_404_distinct(ref: Reference) -> None:
+    verify = ref.payout_links.verify
+
+    def telling(token: str) -> str | None:
+        link_id = verify(token)
+        claimed = token.rpartition(".")[0]
+        if link_id is None and claimed and ref.store.one("SELECT id FROM payout_links WHERE id = ?", (claimed,)):
+            raise ApiError("NOT_FOUND", "This payout link's signature does not match.")
+        return link_id
+
+    ref.payout_links.verify = telling  # type: ignore[method-assign]
+
+
+@mutant("drift-exact-expectation-refused", reqs=["ERR-RATE-DRIFT-EXCEEDED"],
+        doc="A quote delivering exactly `expectDestination` is refused RATE_DRIFT_EXCEEDED: only more passes.")
+def drift_exact_expectation_refused(ref: Reference) -> None:
+    @around(ref, "sendPayout")
+    def send_payout(original: Handler, call: Call) -> Reply:
+        expected = body(call).get("expectDestination")
+        if isinstance(expected, str | int | float) and not isinstance(expected, bool):
+            try:
+                stricter = Decimal(str(expected)) + Decimal("0.01")
+            except InvalidOperation:
+                return original(call)
+            call.replace_json({**body(call), "expectDestination": str(stricter)})
+        return original(call)
+
+
+@mutant("recipient-pricing-follows-indicative-capability", reqs=["ERR-INDICATIVE-PRICING-UNAVAILABLE"],
+        doc="A corridor listing capabilities.indicativePricing false refuses pricing against a recipient too.")
+def recipient_pricing_follows_indicative_capability(ref: Reference) -> None:
+    @around(ref, "pricePayout")
+    def price_payout(original: Handler, call: Call) -> Reply:
+        currency = body(call).get("destinationCurrency")
+        if isinstance(currency, str) and not ref.pricing.capable(currency, "indicativePricing"):
+            raise ApiError("INDICATIVE_PRICING_UNAVAILABLE")
+        return original(call)
+
+
+@mutant("send-ignores-velocity-cap", reqs=["ERR-USE-POST-PAYOUTS"],
+        doc="sendPayout holds to the approval threshold but not the velocity cap: a send over the cap is paid.")
+def send_ignores_velocity_cap(ref: Reference) -> None:
+    policy = ref.approvals.policy
+
+    def threshold_only(store: Any, org_id: str, mode: str) -> tuple[Decimal | None, None, None]:
+        return policy(store, org_id, mode)[0], None, None
+
+    @around(ref, "sendPayout")
+    def send_payout(original: Handler, call: Call) -> Reply:
+        ref.approvals.policy = threshold_only  # type: ignore[method-assign]
+        try:
+            return original(call)
+        finally:
+            ref.approvals.policy = policy  # type: ignore[method-assign]
+
+
+@mutant("payout-limit-unnamed", reqs=["ERR-PAYOUT-LIMIT-EXCEEDED"],
+        doc="A payout over a limit answers 422 PAYOUT_LIMIT_EXCEEDED whose message does not name the limit.")
+def payout_limit_unnamed(ref: Reference) -> None:
+    check_network = ref.pricing.check_network
+
+    def unnamed(amount: Decimal, currency: str, details_json: str) -> None:
+        try:
+            check_network(amount, currency, details_json)
+        except ApiError as err:
+            if err.type != "PAYOUT_LIMIT_EXCEEDED":
+                raise
+            raise ApiError("PAYOUT_LIMIT_EXCEEDED") from None
+
+    ref.pricing.check_network = unnamed  # type: ignore[method-assign]
+
+
+@mutant("batch-rejected-approval-confirms", reqs=["ERR-PAYOUT-BATCH-AWAITING-APPROVAL"],
+        doc="Only an undecided approval holds a run: once an approver says no, the run is confirmed and paid.")
+def batch_rejected_approval_confirms(ref: Reference) -> None:
+    pending = ref.batches.approval_pending
+
+    def undecided(call: Call, row: Any) -> bool:
+        if not pending(call, row):
+            return False
+        approval = ref.approvals.find(ref.store, call.org_id, call.mode, row["approval_id"], call.now)
+        return approval is None or approval["status"] == "pending"
+
+    ref.batches.approval_pending = undecided  # type: ignore[method-assign]

@@ -82,7 +82,7 @@ def fuzz_validation_error_422(ref: Reference) -> None:
             raise
 
 
-@mutant("internal-keeps-key", reqs=["IDEM-500-RELEASES"],
+@mutant("internal-keeps-key", reqs=["IDEM-500-RELEASES", "ERR-INTERNAL"],
         doc="A 500 INTERNAL answer keeps the key: the same request sent again replays the 500 instead of running.")
 def internal_keeps_key(ref: Reference) -> None:
     kept = ("PAYOUT_OUTCOME_UNKNOWN", "REFUND_OUTCOME_UNKNOWN", "INTERNAL")
@@ -117,6 +117,16 @@ def idem_unavailable_executes(ref: Reference) -> None:
         doc="PAYOUT_OUTCOME_UNKNOWN releases the key like any error: the replay pays.")
 def outcome_unknown_releases_key(ref: Reference) -> None:
     ref.idempotency.releases = lambda err: True  # type: ignore[method-assign]
+
+
+@mutant("outcome-unknown-replays-500", reqs=["IDEM-OUTCOME-UNKNOWN", "ERR-PAYOUT-OUTCOME-UNKNOWN"],
+        doc="A kept PAYOUT_OUTCOME_UNKNOWN key replays the original 500 instead of answering 409.")
+def outcome_unknown_replays_500(ref: Reference) -> None:
+    def as_first_answered(out: Outgoing) -> None:
+        if out.status == 409 and isinstance(out.body, dict) and out.body.get("type") == "PAYOUT_OUTCOME_UNKNOWN":
+            out.status = out.body["status"] = 500
+
+    ref.response_filters.append(as_first_answered)
 
 
 @mutant("rate-limited-generic-type", reqs=["ERR-RATE-LIMITED"],

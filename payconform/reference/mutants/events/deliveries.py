@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ...core.clock import iso
-from ..patching import body
 from ..registry import mutant
 from ..support.events import DELIVERY_LISTS, rewrite_webhook_replies
 
@@ -44,6 +43,30 @@ def events_whk_id_differs(ref: Reference) -> None:
     _headers(ref, lambda h: h.update({"whk-id": "msg_" + h["whk-id"][::-1]}))
 
 
+@mutant("events-id-per-attempt", reqs=["EVT-HEADER-ID"],
+        doc="Each retry carries a new event id, in `whk-id` and body `id` alike: the id is not stable across retries.")
+def events_id_per_attempt(ref: Reference) -> None:
+    attempts: dict[str, int] = {}
+    serialize = ref.dispatcher.serialize
+
+    def renamed(envelope: dict[str, Any]) -> bytes:
+        if attempts.get(envelope["id"]):
+            envelope["id"] = f"{envelope['id']}_{attempts[envelope['id']] + 1}"  # headers and signature read it after
+        return serialize(envelope)
+
+    async def counted(client: Any, delivery: Any) -> None:
+        attempts[delivery["event_id"]] = attempts.get(delivery["event_id"], 0) + 1
+
+    ref.dispatcher.serialize = renamed
+    ref.dispatcher.after_attempt = counted
+
+
+@mutant("events-signatures-comma-joined", reqs=["EVT-HEADER-SIGNATURE"],
+        doc="During a secret rotation the two `v1,<base64>` values of `whk-signature` are joined by a comma, not a space.")
+def events_signatures_comma_joined(ref: Reference) -> None:
+    _headers(ref, lambda h: h.update({"whk-signature": ",".join(h["whk-signature"].split())}))
+
+
 @mutant("events-stale-timestamp", reqs=["EVT-HEADER-TIMESTAMP"],
         doc="`whk-timestamp` is ten minutes old when the attempt is signed.")
 def events_stale_timestamp(ref: Reference) -> None:
@@ -66,6 +89,18 @@ def webhooks_no_retry(ref: Reference) -> None:
     ref.dispatcher.ladder = ()
 
 
+@mutant("webhooks-only-200-succeeds", reqs=["WH-2XX-SUCCESS"],
+        doc="Only a 200 counts as success: a delivery answered 204 is retried.")
+def webhooks_only_200_succeeds(ref: Reference) -> None:
+    ref.dispatcher.is_success = lambda status: status == 200
+
+
+@mutant("webhooks-4xx-not-retried", reqs=["WH-2XX-SUCCESS"],
+        doc="A 4xx answer counts as delivered: only 5xx answers and timeouts are retried.")
+def webhooks_4xx_not_retried(ref: Reference) -> None:
+    ref.dispatcher.is_success = lambda status: 200 <= status < 300 or 400 <= status < 500
+
+
 @mutant("webhooks-dead-retried", reqs=["WH-DEAD-DELIVERY"], doc="After the ninth retry the delivery goes on daily.")
 def webhooks_dead_retried(ref: Reference) -> None:
     ref.dispatcher.ladder = (*ref.dispatcher.ladder, *(86400,) * 30)
@@ -80,6 +115,13 @@ def webhooks_dead_dropped(ref: Reference) -> None:
         doc="Disabling an endpoint sends no `webhook_endpoint.disabled` to the others.")
 def webhooks_disabled_not_announced(ref: Reference) -> None:
     ref.dispatcher.announce = lambda endpoint, now: None
+
+
+@mutant("webhooks-disabled-sent-to-none", reqs=["EVT-ENDPOINT-DISABLED"],
+        doc="`webhook_endpoint.disabled` is recorded in the feed but queued for no endpoint, the others included.")
+def webhooks_disabled_sent_to_none(ref: Reference) -> None:
+    original = ref.events.routes_to
+    ref.events.routes_to = lambda endpoint, type_: type_ != "webhook_endpoint.disabled" and original(endpoint, type_)
 
 
 @mutant("webhooks-payout-events-opt-in", reqs=["EVT-ROUTING-DEFAULT"],
@@ -129,3 +171,10 @@ def webhooks_third_retry_early(ref: Reference) -> None:
         doc="A failing delivery is dead after seven attempts, which fits neither schedule.")
 def webhooks_seven_attempts(ref: Reference) -> None:
     ref.dispatcher.ladder = ref.dispatcher.ladder[:6]
+
+
+@mutant("webhooks-six-attempts-on-the-ladder", reqs=["WH-RETRY-SCHEDULE-ALT"],
+        doc="A failing delivery is dead after six attempts spaced as the ladder's first five retries (1, 5, 15, 60,"
+            " 180 min), which fits neither schedule.")
+def webhooks_six_attempts_on_the_ladder(ref: Reference) -> None:
+    ref.dispatcher.ladder = ref.dispatcher.ladder[:5]

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...resources.batches import AWAITING, CANCELED, COMPLETED, FAILED
-from ..patching import body
+from ...resources.batches import AWAITING, CANCELED, COMPLETED, FAILED, VALIDATING
 from ..registry import mutant
 from ..support.events import on_record, rewrite_event_data, rewrite_webhook_replies
 
@@ -25,6 +24,12 @@ def _drop(ref: Reference, *types: str) -> None:
         doc="A run that reaches `awaiting_confirmation` records no payout_batch.awaiting_confirmation event.")
 def batch_no_awaiting_confirmation_event(ref: Reference) -> None:
     del ref.batches.events[AWAITING]
+
+
+@mutant("batch-awaiting-confirmation-event-early", reqs=["EVT-BATCH-AWAITING-CONFIRMATION"],
+        doc="payout_batch.awaiting_confirmation is recorded when validation starts, before the lines are validated.")
+def batch_awaiting_confirmation_event_early(ref: Reference) -> None:
+    ref.batches.events[VALIDATING] = ref.batches.events.pop(AWAITING)
 
 
 @mutant("batch-no-completed-event", reqs=["EVT-BATCH-COMPLETED"],
@@ -48,6 +53,12 @@ def batch_no_failed_event(ref: Reference) -> None:
         doc="Creating a payout records no `payout.pending` event.")
 def events_payout_pending_missing(ref: Reference) -> None:
     on_record(ref, lambda rec, o, m, t, d, n: "" if t == "payout.pending" else rec(o, m, t, d, n))
+
+
+@mutant("events-payout-pending-funding-unflagged", reqs=["EVT-PAYOUT-PENDING"],
+        doc="`payout.pending` of a payout waiting on the organization's own funds carries `requiresFunding: false`.")
+def events_payout_pending_funding_unflagged(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout.pending", lambda d: {**d, "requiresFunding": False})
 
 
 @mutant("events-payout-pending-twice", reqs=["EVT-ONE-PER-CHANGE"],
@@ -119,10 +130,34 @@ def events_payout_failed_no_failure_code(ref: Reference) -> None:
     rewrite_event_data(ref, "payout.failed", lambda d: {k: v for k, v in d.items() if k != "failureCode"})
 
 
+@mutant("events-payout-failed-no-funds-returned", reqs=["EVT-PAYOUT-FAILED"],
+        doc="`payout.failed` carries no `fundsReturned`.")
+def events_payout_failed_no_funds_returned(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout.failed", lambda d: {k: v for k, v in d.items() if k != "fundsReturned"})
+
+
 @mutant("events-payout-returned-as-failed", reqs=["EVT-PAYOUT-RETURNED"],
         doc="A bank return is announced as `payout.failed` instead of `payout.returned`.")
 def events_payout_returned_as_failed(ref: Reference) -> None:
     on_record(ref, lambda rec, o, m, t, d, n: rec(o, m, "payout.failed" if t == "payout.returned" else t, d, n))
+
+
+@mutant("events-payout-returned-status-returned", reqs=["EVT-PAYOUT-RETURNED"],
+        doc="`payout.returned` carries `status: returned`, named after the event, instead of `failed`.")
+def events_payout_returned_status_returned(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout.returned", lambda d: {**d, "status": "returned"})
+
+
+@mutant("events-payout-returned-keeps-funds", reqs=["EVT-PAYOUT-RETURNED"],
+        doc="`payout.returned` carries `fundsReturned: false`.")
+def events_payout_returned_keeps_funds(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout.returned", lambda d: {**d, "fundsReturned": False})
+
+
+@mutant("events-payout-returned-failure-code-generic", reqs=["EVT-PAYOUT-RETURNED"],
+        doc="`payout.returned` carries the failed payout's `failureCode: account_invalid`, not `returned_by_bank`.")
+def events_payout_returned_failure_code_generic(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout.returned", lambda d: {**d, "failureCode": "account_invalid"})
 
 
 @mutant("events-payout-canceled-missing", reqs=["EVT-PAYOUT-CANCELED"], doc="Canceling a payout records no event.")

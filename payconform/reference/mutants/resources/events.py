@@ -68,6 +68,16 @@ def webhooks_secret_listed(ref: Reference) -> None:
     rewrite_webhook_replies(ref, ("listWebhookEndpoints",), change)
 
 
+@mutant("webhooks-secret-unprefixed", reqs=["WH-SECRET-FORMAT"],
+        doc="Registration shows the signing secret as bare base64, without its `whsec_` prefix.")
+def webhooks_secret_unprefixed(ref: Reference) -> None:
+    def change(answer: dict[str, Any]) -> dict[str, Any]:
+        secret = answer.get("secret")
+        return {**answer, "secret": secret.removeprefix("whsec_")} if isinstance(secret, str) else answer
+
+    rewrite_webhook_replies(ref, ("createSandboxWebhookEndpoint",), change)
+
+
 @mutant("webhooks-list-missing-health", reqs=["WH-ENDPOINT-FIELDS"], doc="Listed endpoints omit their health fields.")
 def webhooks_list_missing_health(ref: Reference) -> None:
     health = ("consecutiveFailures", "lastSuccessAt", "lastFailureAt", "disabledReason")

@@ -203,6 +203,17 @@ def btx_balance_after_renamed(ref: Reference) -> None:
         return reply
 
 
+@mutant("btx-order-id-missing", reqs=["BTX-FIELDS"],
+        doc="Balance transaction rows leave out `orderId`; a payout's rows are found by the filter but do not name it.")
+def btx_order_id_missing(ref: Reference) -> None:
+    @around(ref, BTX)
+    def list_balance_transactions(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        for row in reply.body["data"]:
+            row.pop("orderId", None)
+        return reply
+
+
 @mutant("history-status-lowercase", reqs=["HIST-ENTRY-TYPE-STATUS"],
         doc="Balance history entries spell `status` in lower case (`completed`, `debited`), as payouts spell theirs.")
 def history_status_lowercase(ref: Reference) -> None:
@@ -211,3 +222,53 @@ def history_status_lowercase(ref: Reference) -> None:
             entry["status"] = str(entry["status"]).lower()
 
     rewrite_entries(ref, lowered)
+
+
+@mutant("audit-cancel-not-recorded", reqs=["AUDIT-ROW-PER-MUTATION"],
+        doc="Canceling a payout writes no audit row; only its creation is audited.")
+def audit_cancel_not_recorded(ref: Reference) -> None:
+    record = ref.audit.record
+
+    def creations_only(**row: Any) -> None:
+        if row.get("action") != "payout.cancel":
+            record(**row)
+
+    ref.audit.record = creations_only  # type: ignore[method-assign]
+
+
+@mutant("audit-row-without-actor", reqs=["AUDIT-FIELDS"],
+        doc="API-key audit rows leave out `apiKeyPrefix`, so they name no actor at all.")
+def audit_row_without_actor(ref: Reference) -> None:
+    _rewrite_audit_rows(ref, lambda row: row.pop("apiKeyPrefix", None))
+
+
+@mutant("balance-without-empty-wallet", reqs=["BAL-FIELDS"],
+        doc="GET /balance leaves out `wallet` while the own wallet holds nothing, as in the sandbox.")
+def balance_without_empty_wallet(ref: Reference) -> None:
+    rewrite_balance(ref, lambda balance: balance.pop("wallet") if not balance.get("wallet") else None)
+
+
+@mutant("wallet-usdt-unlisted", reqs=["BAL-WALLET-FACE-VALUE"],
+        doc="The own wallet's USDT is left out of `wallet` (and of `balances`); only its USDC is listed.")
+def wallet_usdt_unlisted(ref: Reference) -> None:
+    def usdc_only(balance: dict[str, Any]) -> None:
+        for name in ("wallet", "balances"):
+            balance[name] = [row for row in balance[name] if row["currency"] != "USDT"]
+
+    rewrite_balance(ref, usdc_only)
+
+
+@mutant("history-type-uppercase", reqs=["HIST-ENTRY-TYPE-STATUS"],
+        doc="Balance history entries spell `type` in upper case (`FUNDING`, `PAYOUT`), as their statuses are spelled.")
+def history_type_uppercase(ref: Reference) -> None:
+    def raised(page: dict[str, Any]) -> None:
+        for entry in page["entries"]:
+            entry["type"] = str(entry["type"]).upper()
+
+    rewrite_entries(ref, raised)
+
+
+@mutant("btx-funding-not-listed", reqs=["BTX-COVERAGE"],
+        doc="Balance transactions leave out the rows of funding coming in; only money going out and back is listed.")
+def btx_funding_not_listed(ref: Reference) -> None:
+    unlisted(ref, ("funding",))

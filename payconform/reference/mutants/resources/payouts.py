@@ -143,6 +143,20 @@ def payout_failed_without_funds_returned(ref: Reference) -> None:
     rewrite_reads(ref, lambda p: {k: v for k, v in p.items() if k != "fundsReturned"})
 
 
+@mutant("payout-returned-without-failure-code", reqs=["PAYOUT-FAILURE-CODE"],
+        doc="A payout the bank returned is read without `failureCode`; only a payout that failed outright has one.")
+def payout_returned_without_failure_code(ref: Reference) -> None:
+    rewrite_reads(ref, lambda p: {k: v for k, v in p.items()
+                                  if not (k == "failureCode" and v == "returned_by_bank")})
+
+
+@mutant("payout-canceled-without-funds-returned", reqs=["PAYOUT-FUNDS-RETURNED"],
+        doc="A canceled payout is read without `fundsReturned`; only failed and returned payouts carry it.")
+def payout_canceled_without_funds_returned(ref: Reference) -> None:
+    rewrite_reads(ref, lambda p: {k: v for k, v in p.items()
+                                  if not (k == "fundsReturned" and p.get("status") == "canceled")})
+
+
 @mutant("payout-failed-sets-completed-at", reqs=["PAYOUT-COMPLETED-AT-FAILED-CANCELED"],
         doc="Failing a payout stamps `completedAt`, which stays null on failed payloads.")
 def payout_failed_sets_completed_at(ref: Reference) -> None:

@@ -61,6 +61,25 @@ def key_format_padded_secret(ref: Reference) -> None:
     ref.auth.find_key = find  # type: ignore[method-assign]
 
 
+@mutant("key-format-uppercase-public-id", reqs=["KEY-FORMAT"],
+        doc="Keys are issued with the 32-character public id in upper-case hex, not lowercase.")
+def key_format_uppercase_public_id(ref: Reference) -> None:
+    issue, find_key = ref.auth.issue, ref.auth.find_key
+    parts = re.compile(r"^(svc_(?:test|live)_)([0-9a-fA-F]{32})(_.*)$", re.DOTALL)
+
+    def shouting(*args: object, **kwargs: object) -> tuple[KeyRecord, str]:
+        key, raw = issue(*args, **kwargs)  # type: ignore[arg-type]
+        head, public_id, secret = parts.match(raw).groups()  # type: ignore[union-attr]
+        return key, head + public_id.upper() + secret
+
+    def find(raw: str | None) -> KeyRecord | None:
+        match = parts.match(raw or "")
+        return find_key(match.group(1) + match.group(2).lower() + match.group(3) if match else raw)
+
+    ref.auth.issue = shouting  # type: ignore[method-assign]
+    ref.auth.find_key = find  # type: ignore[method-assign]
+
+
 @mutant("key-prefix-ignored", reqs=["KEY-PREFIX-IN-CREDENTIAL"],
         doc="A key is found by its public id and secret alone: without its `svc_test_` prefix, or with the other "
             "mode's prefix, it still authenticates.")
@@ -161,3 +180,15 @@ def method_kind_bank(ref: Reference) -> None:
                 method["kind"] = "bank"
 
     ref.response_filters.append(bank)
+
+
+@mutant("method-status-uppercase", reqs=["RCP-METHOD-FIELDS"],
+        doc="A recipient's `paymentMethods[].status` is answered upper-cased (`ACTIVE`) instead of `active`, "
+            "`pending` or `failed`.")
+def method_status_uppercase(ref: Reference) -> None:
+    def upper(out: Outgoing) -> None:
+        for obj in objects(out.body):
+            for method in obj.get("paymentMethods") or []:
+                method["status"] = str(method.get("status")).upper()
+
+    ref.response_filters.append(upper)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ...states.checkout import CHARGEBACK, ORDINARY
 from ...core.errors import ApiError
 from ...core.operation import Call, Reply
-from ..patching import Handler, around, body
+from ..patching import Handler, around, body, refuse_for_good
 from ..registry import mutant
 from ..support.checkout import link_row, payment_row
 from ..support.events import on_record
@@ -155,6 +155,12 @@ def expired_draft_publishes(ref: Reference) -> None:
     def publish_checkout_link(original: Handler, call: Call) -> Reply:
         ref.store.run("UPDATE links SET expires_at = NULL WHERE id = ? AND status = 'draft'", (call.params["linkId"],))
         return original(call)
+
+
+@mutant("expired-draft-stays-refused", reqs=["ERR-LINK-EXPIRED"],
+        doc="A draft once refused LINK_EXPIRED is refused for good, even after its expiresAt is PATCHed to null.")
+def expired_draft_stays_refused(ref: Reference) -> None:
+    refuse_for_good(ref, "publishCheckoutLink", "linkId", {"LINK_EXPIRED"}, "LINK_EXPIRED")
 
 
 @mutant("republish-sent-refused", reqs=["LINK-T-PUBLISH-SENT-NOOP"],
