@@ -1,6 +1,7 @@
 """Fixtures every part shares on top of the plugin's: the webhook receiver's mailboxes skip, with one
 reason, when the target cannot reach the receiver (`_support/reach.py`); `timed` gives a test whose
-requirement needs only a key the fastest way to let the profile's seconds pass. Each worker notes the rows its
+requirement needs only a key the fastest way to let the profile's seconds pass, `slow_timed` one that waits
+out the spec's minutes (in real time under `--run-slow`). Each worker notes the rows its
 tests create and removes what the API can remove when its tests are over (`_support/leftovers.py`), and the
 answers that show an added operation served (`_support/versioning.py`); what the workers share for the
 whole run lives in the run's directory (`_support/runwide.py`), and the controller removes the rows made
@@ -20,7 +21,7 @@ from ._support.machines import plan_walks
 from ._support.payments import plan_crowds
 from ._support.pool import spread
 from ._support.reach import unreachable
-from ._support.realtime import REAL_TIME, Timed
+from ._support.realtime import REAL_TIME, Timed, real_clock
 from ._support.versioning import SEEN
 
 
@@ -59,6 +60,26 @@ def timed(request: pytest.FixtureRequest, own_org) -> Timed:
         reader = request.getfixturevalue("api_as")("read_only_key") if target.has("read_only_key") else None
         return Timed(own_org().api, REAL_TIME, reader)
     return Timed(org.api, clock)
+
+
+@pytest.fixture
+def slow_timed(request: pytest.FixtureRequest, own_org, run_slow: bool):
+    """Factory: `slow_timed(seconds)` -> `Timed`, for a test that waits out one of the spec's windows of
+    minutes, `seconds` its longest wait. With an operator clock: a fresh organization whose clock is moved, so
+    nothing is waited for. Without one, under `--run-slow` (the deep tier): the target's own organization,
+    each wait up to `realtime.SLOW_WAIT` in real time, the test isolated by what it makes; else it skips with
+    `needs --run-slow` before making anything."""
+
+    def make(seconds: float) -> Timed:
+        try:
+            clock = request.getfixturevalue("clock")
+            org = request.getfixturevalue("fresh_org")()
+        except pytest.skip.Exception:
+            clock = real_clock(seconds, run_slow)
+            return Timed(own_org().api, clock)
+        return Timed(org.api, clock)
+
+    return make
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -13,7 +13,7 @@
 - ``summary``: ``results.json``, ``index.html``, ``summary.md``, the report header and the terminal summary;
 - ``progress``: a line now and then on a long run: parts done, requests spent of the plan, time left;
 - ``waits``: a test that times out says what it was waiting for (``payconform.waits``);
-- ``fixtures``: ``run``, ``target``, ``contract`` (session); ``api``, ``api_as``, ``anon``, ``operator``, ``clock``,
+- ``fixtures``: ``run``, ``target``, ``contract``, ``run_slow`` (session); ``api``, ``api_as``, ``anon``, ``operator``, ``clock``,
   ``fresh_org``, ``own_org``, ``unique``, ``webhook_receiver``, ``webhook_receiver_factory`` (function);
   ``webhook_server`` (session).
 

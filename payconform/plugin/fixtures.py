@@ -66,6 +66,12 @@ def contract() -> Contract:
     return run_contract()
 
 
+@pytest.fixture(scope="session")
+def run_slow(request: pytest.FixtureRequest) -> bool:
+    """Whether the run waits out the spec's windows of minutes in real time (``--run-slow``, the deep tier)."""
+    return get_state(request.config).run_slow
+
+
 @pytest.fixture
 def api(request: pytest.FixtureRequest, target: Target):
     """``Api`` bound to one key of the pool (the least used) for the whole test."""

@@ -11,7 +11,8 @@ Groups (``xdist_group``) are scheduled by xdist as one unit, first, whatever the
 and the events of many rows would hold up the deliveries other tests wait for. Tests marked ``late``
 (``LATE_MARKER``) go after them: they check their rules on the answers the worker's other tests got and send
 only what those did not get, which is least at the end. In a tier that runs marked tests
-(``smoke``) the tests marked ``long_wait`` (``LONG_WAIT_MARKER``: a minute or more of the sandbox's real time)
+(``smoke``), and under ``--run-slow`` (where a test may wait out one of the spec's windows of minutes), the tests
+marked ``long_wait`` (``LONG_WAIT_MARKER``: a minute or more of the sandbox's real time)
 go first: there the run's floor is about as long as such a wait, and one started halfway ends the run late,
 with the tests xdist queued behind it on the same worker (the shorter waits, a delivery's seconds, stay
 spread: put first as well, they hold every worker while the key's minute goes unspent); in ``full`` the floor is many times the wait and spreading keeps a worker sending.
@@ -83,4 +84,5 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     ordered = spread(groups, [any(_shares_fixtures(i) for i in g) for g in groups])
     others = [i for i in items if not active_for(i)]
     ordered = fills_last(ordered)
-    items[:] = (long_waits_first(ordered) if get_state(config).tier.marker else ordered) + others
+    state = get_state(config)
+    items[:] = (long_waits_first(ordered) if state.tier.marker or state.run_slow else ordered) + others

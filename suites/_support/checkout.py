@@ -4,12 +4,15 @@ each state of the Checkout link table.
 Link create/read/update/list are profile operations (their paths are not shown). What moves a link to
 `expired` is not shown either: the suite follows the profile (`sandbox.checkout_link_expiry`: a sent link
 whose `expiresAt` has passed), so an `expired` link needs a fresh organization whose clock the operator moves
-past `expiresAt`.
+past `expiresAt`, or, without one, its lifetime waited out in real time on the target's own organization
+(`--run-slow`).
 """
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import pytest
@@ -20,6 +23,7 @@ from payconform.suite import Kind, Needs
 from . import runwide
 from .products import create_product
 from .profile import success
+from .realtime import is_real, next_step
 from .types import Unique, shared_scope
 
 LINK_LIFETIME = 120  # seconds between "now" on the organization's clock and a link's expiresAt
@@ -88,9 +92,17 @@ def org_now(clock: Any, org_id: str) -> datetime:
     return datetime.fromisoformat(str(clock.advance(org_id, 0)))
 
 
+def target_now(api: Api) -> datetime:
+    """The target's current instant, as the `Date` of an answer shows it (whole seconds)."""
+    ex = expect_status(api.op("listCheckoutLinks", params={"limit": "1"}), 200,
+                       "listing checkout links (to read the target's `Date`)")
+    return parsedate_to_datetime(str(ex.headers.get("date")))
+
+
 def expiring_draft(api: Api, contract: Contract, unique: Unique, clock: Any, total: str = "150.00") -> dict[str, Any]:
-    """A draft whose `expiresAt` is LINK_LIFETIME seconds ahead on its organization's clock."""
-    at = org_now(clock, api.org_id) + timedelta(seconds=LINK_LIFETIME)
+    """A draft whose `expiresAt` is LINK_LIFETIME seconds ahead on its organization's clock (in real time, on
+    the target's own)."""
+    at = (target_now(api) if is_real(clock) else org_now(clock, api.org_id)) + timedelta(seconds=LINK_LIFETIME)
     return draft(api, contract, unique, total, expiresAt=at.isoformat().replace("+00:00", "Z"))
 
 
@@ -99,13 +111,14 @@ def let_expire(clock: Any, org_id: str) -> None:
 
 
 def link_in(state: str, request: pytest.FixtureRequest, contract: Contract, unique: Unique) -> tuple[Api, dict]:
-    """(client, link) with the link in `state`; `expired` uses a fresh organization and its clock."""
+    """(client, link) with the link in `state`; `expired` uses a fresh organization and its clock, or the
+    target's own organization in real time (`slow_timed`)."""
     if state == "expired":
-        org, clock = request.getfixturevalue("fresh_org")(), request.getfixturevalue("clock")
-        api = org.api
-        link = expiring_draft(api, contract, unique, clock)
+        org = request.getfixturevalue("slow_timed")(2 * LINK_LIFETIME)
+        api, started = org.api, time.monotonic()
+        link = expiring_draft(api, contract, unique, org.clock)
         expect_status(publish(api, link["id"]), 200, "publishing the draft before it expires")
-        let_expire(clock, org.org_id)
+        next_step(org.clock, org.org_id, 2 * LINK_LIFETIME, started, 2 * LINK_LIFETIME)
         link = read_link(api, link["id"])
         if link.get("status") != "expired":  # 'What moves a link to `expired`: not shown'
             Needs(Kind.PROFILE, f"a sent link read after its expiresAt passed has status {link.get('status')!r}; "

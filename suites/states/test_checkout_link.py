@@ -2,8 +2,9 @@
 `contract/catalog/transitions.yaml` (machine `checkout_link`), plus what the rows add: the public page at
 `shareUrl` (served while `sent`, `410` once paused), pause being permanent, and payments surviving a pause.
 
-A row's `from` states are each reached through the API (`expired` through a fresh organization's clock,
-the profile's reading of a trigger the spec does not show); its trigger is sent once and the answer and a
+A row's `from` states are each reached through the API (`expired` through a fresh organization's clock, or
+without one the link's lifetime waited out under `--run-slow`: the profile's reading of a trigger the spec does
+not show); its trigger is sent once and the answer and a
 read of the link are compared with the row's `to` (or its `error`).
 """
 
@@ -33,7 +34,7 @@ from payconform.suite import Kind, Needs
 from .._support.checkout import (draft, expiring_draft, let_expire, link_exchange, link_in, pause, priced_product,
                                  publish, read_link, sent_link)
 from .._support.profile import success
-from .._support.realtime import REAL_TIME, Timed
+from .._support.realtime import REAL_TIME, SLOW_TIMEOUT, Timed
 from .._support.payments import list_payments, page_items, simulate
 
 TRIGGERS = {
@@ -51,8 +52,8 @@ def _cases() -> list[Any]:
         error_from = (row.get("error") or {}).get("from") or []
         for state in row["from"]:
             marks = [pytest.mark.req(row["id"])]
-            if state == "expired":
-                marks.append(pytest.mark.needs("operator", "clock", "profile"))
+            if state == "expired":  # a fresh organization's clock, or its lifetime in real time
+                marks += [pytest.mark.needs("profile"), pytest.mark.long_wait, pytest.mark.timeout(SLOW_TIMEOUT)]
             cases.append(pytest.param(row, state, False, id=f"{row['id']}-{state}", marks=marks))
         for state in error_from:
             cases.append(pytest.param(row, state, True, id=f"{row['id']}-{state}-refused",

@@ -26,7 +26,7 @@ from .._support.deliveries import kind, reused, wait_for
 from .._support.drive import Subject
 from .._support.events import feed
 from .._support.payments import example_total, force, forced, payment, read_payment
-from .._support.realtime import REAL_WAIT, Timed
+from .._support.realtime import REAL_WAIT, Timed, next_step, waits_minutes
 
 SEEN = ("pending", "paid")
 SLACK = 8  # seconds of tolerance around the sandbox delays for real-time runs (reads, scheduling)
@@ -114,17 +114,18 @@ def test_forced_outcome(row: dict, api: Api, contract: Contract, unique) -> None
                f" {after.get('refundedBase')!r} of amountBase {after.get('amountBase')!r}; it refunds in full", ex)
 
 
-@pytest.mark.needs("operator", "clock")
 @pytest.mark.req("PAY-FORCE-SAME-GUARD", "PAY-FORCE-MOVED")
-def test_forced_chargeback_and_timeline_move_once(fresh_org, clock, contract: Contract, unique) -> None:
+@waits_minutes
+def test_forced_chargeback_and_timeline_move_once(slow_timed, contract: Contract, unique) -> None:
     """A `.04` payment charged back by force, then the minute passes: the timeline does not move it again
-    (a second forced chargeback answers `moved: false`, status unchanged)."""
-    org = fresh_org()
+    (a second forced chargeback answers `moved: false`, status unchanged). On a fresh organization's clock, or
+    in real time on the target's own organization (the payment is on the test's own link)."""
+    org = slow_timed(CHARGED_BACK)
     _, paid = payment(org.api, contract, unique, example_total(contract, "charged_back"))
     first = force(org.api, paid["id"], "chargeback")
     expect_status(first, 200, "forcing a chargeback on a paid `.04` payment")
     expect(first.json.get("moved") is True, f"the forced chargeback answered moved {first.json.get('moved')!r}", first)
-    clock.advance(org.org_id, CHARGED_BACK)
+    next_step(org.clock, org.org_id, CHARGED_BACK, time.monotonic(), CHARGED_BACK)
     again = force(org.api, paid["id"], "chargeback")
     expect_status(again, 200, "forcing a chargeback again after the timeline's minute")
     expect(again.json.get("moved") is False, "after a forced chargeback and the timeline's minute, another chargeback"
@@ -133,14 +134,15 @@ def test_forced_chargeback_and_timeline_move_once(fresh_org, clock, contract: Co
            f"the status moved from {first.json.get('status')!r} to {again.json.get('status')!r}", again)
 
 
-@pytest.mark.needs("operator", "clock")
 @pytest.mark.req("PAY-FORCE-SAME-GUARD", "PAY-FORCE-MOVED")
-def test_timeline_chargeback_then_forced_does_not_move(fresh_org, clock, contract: Contract, unique) -> None:
+@waits_minutes
+def test_timeline_chargeback_then_forced_does_not_move(slow_timed, contract: Contract, unique) -> None:
     """A `.04` payment left to the timeline for a minute is charged back; a forced chargeback afterwards
-    answers `moved: false` and changes nothing."""
-    org = fresh_org()
+    answers `moved: false` and changes nothing. On a fresh organization's clock, or in real time on the
+    target's own organization (the payment is on the test's own link)."""
+    org = slow_timed(CHARGED_BACK)
     link_id, paid = payment(org.api, contract, unique, example_total(contract, "charged_back"))
-    clock.advance(org.org_id, CHARGED_BACK)
+    next_step(org.clock, org.org_id, CHARGED_BACK, time.monotonic(), CHARGED_BACK)
     before = read_payment(org.api, contract, link_id, paid["id"])
     ex = force(org.api, paid["id"], "chargeback")
     expect_status(ex, 200, "forcing a chargeback after the timeline's")
