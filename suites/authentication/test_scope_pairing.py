@@ -1,8 +1,10 @@
 """Authentication > Mode A rule 4: `crypto_payouts` and `refunds` are granted "only alongside `write`"
 (Resources > API key, row Scopes, names the four scopes).
 
-Keys are issued in the dashboard (the operator). A key asking for either scope without `write` must be
-refused at issue; an implementation that issues it anyway is tolerated only if the key still cannot spend.
+Keys are issued in the dashboard (the operator). A key asking for either scope alongside `write` is issued
+holding it: its use of the scope is not refused for lacking it. A key asking for either scope without `write`
+must be refused at issue; an implementation that issues it anyway is tolerated only if the key still cannot
+spend.
 """
 
 from __future__ import annotations
@@ -12,12 +14,26 @@ import pytest
 from payconform.suite import Api, Contract, OperatorError, expect, expect_error_body, expect_status
 
 from .._support.balance import fund_sandbox
-from .._support.payouts import pay
+from .._support.payments import refund
+from .._support.payouts import crypto_payout_body, pay
 from .._support.recipients import create_recipient
 
-CASES = [pytest.param("crypto_payouts", marks=pytest.mark.req("KEY-CRYPTO-NEEDS-WRITE", "KEY-SCOPES"),
-                      id="crypto_payouts"),
+CASES = [pytest.param("crypto_payouts", marks=[pytest.mark.req("KEY-CRYPTO-NEEDS-WRITE", "KEY-SCOPES"),
+                                                pytest.mark.needs("profile")], id="crypto_payouts"),
          pytest.param("refunds", marks=pytest.mark.req("KEY-REFUNDS-NEEDS-WRITE", "KEY-SCOPES"), id="refunds")]
+
+
+def _holds_scope(api: Api, scope: str, contract: Contract, unique) -> None:
+    """The key's use of `scope` is not refused for lacking it: a crypto payout does not answer
+    CRYPTO_PAYOUTS_DISABLED; a refund does not answer INSUFFICIENT_SCOPE (of a payment id no payment has, so
+    only the scope is at stake and nothing is refunded)."""
+    if scope == "crypto_payouts":
+        ex, lacking = api.op("createPayout", json=crypto_payout_body(api, contract, unique)), "CRYPTO_PAYOUTS_DISABLED"
+    else:
+        ex, lacking = refund(api, contract, unique("pay"), "100"), "INSUFFICIENT_SCOPE"
+    answered = ex.json.get("type") if isinstance(ex.json, dict) else None
+    expect(answered != lacking, f"a key issued with read, write and {scope} answered {lacking}, as if "
+           f"issued without {scope}", ex)
 
 
 def _cannot_spend(org_api: Api, key: str, scope: str, contract: Contract, unique) -> None:
@@ -34,11 +50,13 @@ def _cannot_spend(org_api: Api, key: str, scope: str, contract: Contract, unique
 @pytest.mark.parametrize("scope", CASES)
 @pytest.mark.needs("operator")
 def test_scope_only_alongside_write(scope: str, fresh_org, contract: Contract, unique) -> None:
-    """Issuing [read, scope] is refused while [read, write, scope] is issued and works; if [read, scope] is
-    issued after all, that key cannot make a payout."""
+    """Issuing [read, scope] is refused while [read, write, scope] is issued, works and holds the scope; if
+    [read, scope] is issued after all, that key cannot make a payout."""
     org = fresh_org()
     paired = org.issue_key(mode="test", scopes=["read", "write", scope])
     expect_status(org.api.op("getBalance", credential=paired), 200, f"a key issued with read, write and {scope}")
+    with org.api.with_credential(paired) as holder:
+        _holds_scope(holder, scope, contract, unique)
     try:
         lone = org.issue_key(mode="test", scopes=["read", scope])
     except OperatorError:

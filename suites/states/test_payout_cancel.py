@@ -13,6 +13,8 @@ import pytest
 
 from payconform.suite import Contract, expect, expect_error
 
+from .._support.answers import find_member
+from .._support.events import feed
 from .._support.payouts import as_created, cancel_payout, create_payout, create_self_funded, read_payout
 from .._support.types import Unique
 
@@ -23,7 +25,7 @@ from .._support.types import Unique
 def test_a_payout_awaiting_own_funds_is_canceled(api_as, contract: Contract, unique: Unique) -> None:
     """Cancel answers a 2xx (its response is not shown; a `status` in it, if any, is `canceled`); reads show the
     payout `canceled`, with `completedAt` null and a boolean `fundsReturned` ("on failed, returned and canceled
-    payloads")."""
+    payloads"); the event feed holds a `payout.canceled` about it."""
     api = api_as("crypto_key")
     payout = as_created(api, create_self_funded(api, contract, unique))
     expect(payout.get("requiresFunding") is True, "setup: the self-funded payout does not have requiresFunding: true")
@@ -37,6 +39,13 @@ def test_a_payout_awaiting_own_funds_is_canceled(api_as, contract: Contract, uni
     expect(isinstance(after.json.get("fundsReturned"), bool),
            f"the canceled payout has fundsReturned {after.json.get('fundsReturned')!r}, not a boolean: it is carried "
            "\"on failed, returned and canceled payloads\"", after)
+    def about(event: dict) -> bool:
+        return find_member(event.get("data"), "payoutId") == payout["payoutId"]
+
+    announced = feed(api, found=lambda rows: any(map(about, rows)), type="payout.canceled")
+    expect(any(map(about, announced)),
+           "the event feed holds no `payout.canceled` event for the canceled payout; the cancel row reads "
+           "\"`canceled` | `payout.canceled`\"", after)
 
 
 @pytest.mark.smoke

@@ -18,14 +18,14 @@ from .registry import MUTANTS, VARIANTS, Mutant, UnknownMutant, apply, lookup
 
 # The area modules, by spec part; importing one registers its mutants or variants.
 AREAS = (
-    "authentication.keys", "authentication.signing", "conventions", "endpoints.audit", "endpoints.batches",
-    "endpoints.checkout", "endpoints.ledger", "endpoints.paging", "endpoints.payouts", "endpoints.recipient_methods",
-    "endpoints.recipients", "endpoints.requests", "endpoints.webhooks", "errors.checkout", "errors.payouts",
-    "errors.requests", "events.deliveries", "events.types", "limits", "resources.checkout", "resources.events",
-    "resources.ledger", "resources.payouts", "resources.requests", "states.checkout", "states.payouts",
-    "variants.authentication", "variants.conventions", "variants.endpoints.checkout", "variants.endpoints.ledger",
-    "variants.endpoints.payouts", "variants.errors", "variants.events", "variants.limits", "variants.versioning",
-    "versioning",
+    "authentication.dashboard", "authentication.keys", "authentication.signing", "conventions", "endpoints.audit",
+    "endpoints.batches", "endpoints.checkout", "endpoints.ledger", "endpoints.paging", "endpoints.payouts",
+    "endpoints.recipient_methods", "endpoints.recipients", "endpoints.requests", "endpoints.webhooks",
+    "errors.checkout", "errors.payouts", "errors.requests", "events.deliveries", "events.types", "limits",
+    "resources.checkout", "resources.events", "resources.ledger", "resources.payouts", "resources.requests",
+    "states.checkout", "states.payouts", "variants.authentication", "variants.conventions",
+    "variants.endpoints.checkout", "variants.endpoints.ledger", "variants.endpoints.payouts", "variants.errors",
+    "variants.events", "variants.limits", "variants.versioning", "versioning",
 )
 
 for _area in AREAS:

@@ -59,6 +59,16 @@ def _scope_grants_write(ref: Reference, scope: str) -> None:
     ref.auth.authorize = authorize  # type: ignore[method-assign]
 
 
+def _scope_dropped_with_write(ref: Reference, scope: str) -> None:
+    """A key asked with `scope` and `write` is issued without `scope`: the pairing rule read as "instead of"."""
+    original = ref.auth.issue
+
+    def issue(org_id: str, mode: str, scopes: list[str], *rest: Any) -> tuple[KeyRecord, str]:
+        return original(org_id, mode, [s for s in scopes if s != scope or "write" not in scopes], *rest)
+
+    ref.auth.issue = issue  # type: ignore[method-assign]
+
+
 def _with_scopes(ref: Reference, change: Callable[[frozenset[str]], frozenset[str]]) -> None:
     """createPayout sees the caller's scopes through `change`."""
     def wrap(original: Handler) -> Handler:
@@ -147,12 +157,6 @@ def refunds_scope_not_enough(ref: Reference) -> None:
         doc="Reading the approval queue needs the `write` scope: a read-only key gets INSUFFICIENT_SCOPE.")
 def approval_queue_needs_write(ref: Reference) -> None:
     _needs_scope(ref, "listPayoutApprovals", "write")
-
-
-@mutant("api-key-replays-deliveries", reqs=["AUTH-KEY-CANNOT-PRIVILEGED"],
-        doc="An API key may bulk-replay a webhook endpoint's deliveries (202) instead of being refused.")
-def api_key_replays_deliveries(ref: Reference) -> None:
-    ref.wrap_handler("replayWebhookDeliveries", lambda original: lambda call: Reply(202, {"requeued": 0}))
 
 
 @mutant("payment-outcome-accepts-live-key", reqs=["AUTH-SANDBOX-ONLY-LIVE-REFUSED", "ERR-LIVE-MODE-UNSUPPORTED"],
@@ -308,6 +312,18 @@ def crypto_scope_without_write(ref: Reference) -> None:
         doc="A key may be issued with `refunds` but no `write`, and that scope then lets it write.")
 def refunds_scope_without_write(ref: Reference) -> None:
     _scope_grants_write(ref, "refunds")
+
+
+@mutant("crypto-scope-dropped-with-write", reqs=["KEY-CRYPTO-NEEDS-WRITE"],
+        doc="A key issued with `write` and `crypto_payouts` silently lacks `crypto_payouts`: it cannot pay crypto.")
+def crypto_scope_dropped_with_write(ref: Reference) -> None:
+    _scope_dropped_with_write(ref, "crypto_payouts")
+
+
+@mutant("refunds-scope-dropped-with-write", reqs=["KEY-REFUNDS-NEEDS-WRITE"],
+        doc="A key issued with `write` and `refunds` silently lacks `refunds`: it cannot refund.")
+def refunds_scope_dropped_with_write(ref: Reference) -> None:
+    _scope_dropped_with_write(ref, "refunds")
 
 
 @mutant("test-live-data-mixed", reqs=["AUTH-TEST-KEY-SANDBOX"],

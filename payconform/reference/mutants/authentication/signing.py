@@ -23,7 +23,6 @@ from ...reference import API_PREFIX
 from ...core.requestid import request_id_of
 from ...core.responses import Outgoing
 from ...authentication.signing import TIMESTAMP, SigningKey, public_half, signed_path
-from ..patching import body
 from ..registry import mutant
 
 if TYPE_CHECKING:
@@ -285,6 +284,13 @@ def nonce_not_remembered(ref: Reference) -> None:
 def challenge_missing(ref: Reference) -> None:
     ref.challenges.issue = lambda key_id, challenge_id, rebuild, now: ApiError(  # type: ignore[method-assign]
         "SIGNATURE_REQUIRED")
+
+
+@mutant("challenge-401", reqs=["SIGN-CHALLENGE-202"],
+        doc="The challenge body `{type: SIGNATURE_CHALLENGE, requestId, payloadToSign}` comes with 401, not 202.")
+def challenge_401(ref: Reference) -> None:
+    issue = ref.challenges.issue
+    ref.challenges.issue = lambda *args: ApiError("SIGNATURE_CHALLENGE", status=401, **issue(*args).extra)  # type: ignore[method-assign]
 
 
 @mutant("challenge-runs-request", reqs=["SIGN-CHALLENGE-NOTHING-RAN"],

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from ...resources.batches import AWAITING, CANCELED, FAILED, RECEIVED, VALIDATING
-from ...resources.batches import COMPLETED as BATCH_COMPLETED
 from ...core.errors import ApiError
-from ...states.lifecycle import COMPLETED, DEFAULT, PROCESSING, Step
 from ...core.operation import Call, Reply
 from ...events.webhook_endpoints import new_secret
+from ...resources.batches import AWAITING, CANCELED, FAILED, RECEIVED, VALIDATING
+from ...resources.batches import COMPLETED as BATCH_COMPLETED
+from ...states.lifecycle import COMPLETED, DEFAULT, PROCESSING, Step
 from ..patching import Handler, around
 from ..registry import mutant
 from ..support.payouts import QUEUE, rewrite_approvals, rewrite_batch_replies
@@ -219,6 +219,17 @@ def cancel_leaves_pending(ref: Reference) -> None:
         return reply
 
 
+@mutant("cancel-not-announced", reqs=["PAYOUT-T-CANCEL"],
+        doc="A canceled payout reads `canceled`, but no `payout.canceled` event is recorded.")
+def cancel_not_announced(ref: Reference) -> None:
+    original = ref.events.record
+
+    def record(org_id: str, mode: str, type_: str, data: dict[str, Any], now: Any) -> str:
+        return "" if type_ == "payout.canceled" else original(org_id, mode, type_, data, now)
+
+    ref.events.record = record  # type: ignore[method-assign]
+
+
 @mutant("payout-skips-processing", reqs=["PAYOUT-T-PROCESSING"],
         doc="An ordinary sandbox payout goes straight from pending to completed, never `processing`.")
 def payout_skips_processing(ref: Reference) -> None:
@@ -238,6 +249,12 @@ def payout_never_completes(ref: Reference) -> None:
     ref.lifecycle.timelines["0002"] = ()
 
 
+@mutant("payout-completed-without-completed-at", reqs=["PAYOUT-T-COMPLETED"],
+        doc="A paid sandbox payout reads `completed` but its `completedAt` stays null.")
+def payout_completed_without_completed_at(ref: Reference) -> None:
+    ref.lifecycle.timelines[DEFAULT] = (PROCESSING, dataclasses.replace(COMPLETED, completes=False))
+
+
 @mutant("payout-0003-completes", reqs=["PAYOUT-T-FAILED"],
         doc="Sandbox scenario 0003 is paid like any other payout instead of failing.")
 def payout_0003_completes(ref: Reference) -> None:
@@ -255,6 +272,20 @@ def payout_never_returned(ref: Reference) -> None:
 def payout_return_keeps_funds(ref: Reference) -> None:
     returned = Step(90, "payout.returned", "failed", "returned_by_bank", False)
     ref.lifecycle.timelines["0004"] = (PROCESSING, COMPLETED, returned)
+
+
+@mutant("payout-return-not-failed", reqs=["PAYOUT-RETURN-BODY"],
+        doc="A bank return keeps the payout `completed` (with its failureCode and fundsReturned) instead of `failed`.")
+def payout_return_not_failed(ref: Reference) -> None:
+    processing, completed, returned = ref.lifecycle.timelines["0004"]
+    ref.lifecycle.timelines["0004"] = (processing, completed, dataclasses.replace(returned, status="completed"))
+
+
+@mutant("payout-return-account-closed", reqs=["PAYOUT-RETURN-BODY"],
+        doc="A bank return reads `failureCode: account_closed`, the bank's reason, instead of `returned_by_bank`.")
+def payout_return_account_closed(ref: Reference) -> None:
+    processing, completed, returned = ref.lifecycle.timelines["0004"]
+    ref.lifecycle.timelines["0004"] = (processing, completed, dataclasses.replace(returned, failure_code="account_closed"))
 
 
 @mutant("payout-failed-recovers", reqs=["PAYOUT-TERMINAL"],
