@@ -3,7 +3,8 @@
 Per requirement of the contract (those that bind the server), `checked` lists the clauses its tests are shown
 to check: one item per mutant of this server aimed at it (its name and what it breaks; the kill matrix proves
 a test of its requirements fails under it). `not_checked` says what a run with an API key alone cannot check,
-and why, from the requirement's own entry (`testable`, `reason`, `needs`, the `Needs:` part of `notes`).
+and why, from the requirement's own entry (`testable`, `reason`, `needs`, the `Needs:` part of `notes`,
+`operator_clauses`: what only the operator brings about where a key checks the rest).
 
 The record is built when the mutants change, by the reference's command line
 (`python -m payconform.reference --write-checks contract`), and committed; the suite reads the file through
@@ -51,8 +52,9 @@ HEADER = f"""\
 #                the requirement; `breaks` is the mutant's own description of the half of the statement it
 #                breaks, `with` the other requirements the same mutant breaks (the kill matrix runs the tests of
 #                all of them together). A clause with no mutant is not claimed here.
-#   not_checked  what a run cannot check and why: `testable: false` with its reason, and each of its `needs` a
-#                run with an API key alone lacks (the operator adapter, the clock, real time, other credentials)
+#   not_checked  what a run cannot check and why: `testable: false` with its reason, each of its `needs` a run
+#                with an API key alone lacks (the operator adapter, the clock, real time, other credentials), and
+#                the clauses only the operator brings about where a key checks the others (`operator_clauses`)
 """
 
 
@@ -87,8 +89,10 @@ def _not_checked(req: Mapping[str, Any]) -> list[str]:
     lacking = [need for need in req.get("needs") or [] if need in LACKING]
     found = _WHY.search(notes)
     why_for = "operator" if "operator" in lacking else (lacking[0] if lacking else None)
-    return [f"{LACKING[need]}: {found.group(1).strip()}" if found and need == why_for else LACKING[need]
-            for need in lacking]
+    out = [f"{LACKING[need]}: {found.group(1).strip()}" if found and need == why_for else LACKING[need]
+           for need in lacking]
+    clauses = " ".join(str(req.get("operator_clauses") or "").split())
+    return [*out, f"{LACKING['operator']} for: {clauses}"] if clauses else out
 
 
 def record(requirements: Iterable[Mapping[str, Any]], mutants: Iterable[Aimed]) -> dict[str, dict[str, list]]:

@@ -339,7 +339,8 @@ def _rows_shown(pager: Pager, ex: Exchange) -> int | None:
     return len(items) + int(isinstance(body, dict) and bool(pager.shape.cursor and body.get(pager.shape.cursor)))
 
 
-def own_top_ups(org: OrgHandle, contract: Contract, n: int) -> tuple[Pager, list[dict[str, Any]], Page]:
+def own_top_ups(org: OrgHandle | Timed, contract: Contract,
+                n: int) -> tuple[Pager, list[dict[str, Any]], Page]:
     """`n` top-ups of `org`, the balance-transaction rows they made, newest first, found by their amounts on
     the first page (newest first, 100 rows) among whatever else the organization and other workers wrote, and
     that page (a test reading the newest rows right after its top-ups has them)."""

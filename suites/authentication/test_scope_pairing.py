@@ -4,7 +4,7 @@
 Keys are issued in the dashboard (the operator). A key asking for either scope alongside `write` is issued
 holding it: its use of the scope is not refused for lacking it. A key asking for either scope without `write`
 must be refused at issue; an implementation that issues it anyway is tolerated only if the key still cannot
-spend.
+spend. With keys alone, the target's key holding each scope is shown to hold `write` too.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from payconform.suite import Api, Contract, OperatorError, expect, expect_error_
 from .._support.balance import fund_sandbox
 from .._support.payments import refund
 from .._support.payouts import crypto_payout_body, pay
-from .._support.recipients import create_recipient
+from .._support.recipients import create_recipient, recipient_body
 
 CASES = [pytest.param("crypto_payouts", marks=[pytest.mark.req("KEY-CRYPTO-NEEDS-WRITE", "KEY-SCOPES"),
                                                 pytest.mark.needs("profile")], id="crypto_payouts"),
@@ -45,6 +45,22 @@ def _cannot_spend(org_api: Api, key: str, scope: str, contract: Contract, unique
     expect(400 <= ex.status < 500, f"a payout sent with a key of scopes [read, {scope}] (no `write`) was not refused",
            ex)
     expect_error_body(ex)
+
+
+HELD = [pytest.param("crypto_key", "crypto_payouts", id="crypto_payouts",
+                     marks=[pytest.mark.req("KEY-CRYPTO-NEEDS-WRITE"), pytest.mark.needs("crypto_key")]),
+        pytest.param("refunds_key", "refunds", id="refunds",
+                     marks=[pytest.mark.req("KEY-REFUNDS-NEEDS-WRITE"), pytest.mark.needs("refunds_key")])]
+
+
+@pytest.mark.parametrize(("credential", "scope"), HELD)
+def test_a_key_holding_the_scope_holds_write(credential: str, scope: str, api_as, contract: Contract,
+                                             unique) -> None:
+    """The target's key that holds the scope (its `credentials` entry: read, write and the scope) holds `write`
+    beside it, "only alongside `write`": a plain write with it, a new recipient, is not refused."""
+    ex = api_as(credential).op("createBeneficiary", json=recipient_body(contract, unique))
+    expect(ex.status < 400, f"a recipient created with the target's {credential}, a key holding `{scope}` \"only "
+           "alongside `write`\", was refused: the key does not hold `write`", ex)
 
 
 @pytest.mark.parametrize("scope", CASES)

@@ -71,6 +71,22 @@ def test_answered_challenge_runs_the_request_once(signed_api: Api, api: Api, con
     expect_ran_once(api, body, "the answered challenge")
 
 
+@pytest.mark.req("SIGN-CHALLENGE-RESEND")
+@pytest.mark.needs("signing_key")
+def test_challenge_answered_with_another_signature_is_refused(signed_api: Api, api: Api, contract: Contract,
+                                                               unique) -> None:
+    """The challenged create resent with `X-Svc-Request-Id` but the signature of another string than
+    `payloadToSign` (one character added): refused with a signature error (or a new 202 challenge), and the
+    product does not exist: the resend must carry the signature of `payloadToSign`."""
+    body, req = product_create(signed_api, contract, unique)
+    key_id = signed_api.signer.key_id
+    _, challenge = _challenge(api, req, key_id)
+    other = {**challenge, "payloadToSign": f"{challenge['payloadToSign']}\n"}
+    ex = req.send(signed_api, challenge_answer(signed_api.signer, other, _unsigned(req, key_id)))
+    expect_stale_challenge_refused(ex, challenge, "a challenge answered with the signature of another string")
+    expect_not_run(api, body, "a challenge answered with the signature of another string")
+
+
 @pytest.mark.smoke
 @pytest.mark.req("SIGN-CHALLENGE-SINGLE-USE", "SIGN-CHALLENGE-LIFETIME")
 @pytest.mark.needs("signing_key")

@@ -42,7 +42,7 @@ def test_timestamp_inside_the_window_is_fresh(offset: int, signed_api: Api) -> N
 
 
 @pytest.mark.smoke(ids=["past"])
-@pytest.mark.req("SIGN-TIMESTAMP-SKEW", "ERR-SIGNATURE-TIMESTAMP-SKEW", "SIGN-TIMESTAMP-WINDOW")
+@pytest.mark.req("SIGN-TIMESTAMP-SKEW", "ERR-SIGNATURE-TIMESTAMP-SKEW", "SIGN-TIMESTAMP-WINDOW", "SIGN-ERROR-TYPES")
 @pytest.mark.needs("signing_key")
 @pytest.mark.parametrize("offset", [-OUTSIDE, OUTSIDE], ids=["past", "future"])
 def test_timestamp_outside_the_window_is_skewed(offset: int, signed_api: Api, api: Api, contract: Contract,
@@ -76,7 +76,7 @@ def test_window_edges_on_the_server_clock(signing_keys, clock) -> None:
 
 
 @pytest.mark.smoke
-@pytest.mark.req("SIGN-NONCE-ONCE", "ERR-SIGNATURE-REPLAYED", "SIGN-REPLAY-NOT-RUN")
+@pytest.mark.req("SIGN-NONCE-ONCE", "ERR-SIGNATURE-REPLAYED", "SIGN-REPLAY-NOT-RUN", "SIGN-ERROR-TYPES")
 @pytest.mark.needs("signing_key")
 def test_identical_signed_request_twice_is_replayed(signed_api: Api, contract: Contract, unique) -> None:
     """The same signed create (same headers, same bytes) sent twice: 201, then SIGNATURE_REPLAYED."""

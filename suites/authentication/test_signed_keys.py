@@ -46,6 +46,15 @@ def test_pem_and_stamp_key_together_are_refused(operator, fresh_org) -> None:
         "a key registering a PEM public key and a stamp key together")
 
 
+@pytest.mark.req("SIGN-PEM-OR-STAMP")
+@pytest.mark.needs("operator")
+def test_key_without_pem_or_stamp_is_refused(operator, fresh_org) -> None:
+    """A key registers either a PEM public key or a stamp key: a key registering neither is refused."""
+    org = fresh_org()
+    expect_operator_refuses(lambda: operator.register_signing_key(org.org_id),
+                            "a key registering neither a PEM public key nor a stamp key")
+
+
 @pytest.mark.req("SIGN-ERROR-TYPES", "ERR-KEY-EXPIRED")
 @pytest.mark.needs("operator")
 def test_expired_signing_key(signing_keys, contract: Contract, unique) -> None:

@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from payconform.suite import Api, Contract, Exchange, Pager, expect, expect_error, identity
+from payconform.suite import Api, Contract, Exchange, Page, Pager, expect, expect_error, identity
 
 from .._support.answers import names_field
 from .._support.instants import is_instant, parse_instant, write_instant
@@ -130,27 +130,51 @@ def test_currency_and_order_filters(own_org, contract: Contract, unique) -> None
     expect(strays == [], f"orderId={order} lists {len(strays)} rows with another orderId", ex)
 
 
-@pytest.mark.req("BTX-TYPES-SEEN")
-@pytest.mark.needs("profile")
-@pytest.mark.xdist_group("payout-scenario-walks")
-@pytest.mark.payout_walk(RETURNED)
-@pytest.mark.timeout(300)
-def test_a_returned_payout_shows_payout_and_payout_return(timed: Timed, contract: Contract, unique) -> None:
-    """A payout from the balance that the bank returns (the profile's scenario 0004: completed, then returned),
-    followed until it has come back (`completed`, then `failed`): under `orderId=<its id>`, one `payout` row and
-    one `payout_return` row. In real time the payout is the run's walk of that scenario (`scenario_walk`), which
-    the payout-state tests read too. A payout that fails with its funds returned (0003) is not used: which type
-    its money coming back takes is not shown ("the full list of `type` values is not shown")."""
+def _returned_payout_rows(timed: Timed, contract: Contract, unique) -> tuple[str, list[dict], Page]:
+    """The payout the bank returns (the profile's scenario 0004), followed until it has come back (`completed`,
+    then `failed`; in real time the run's walk of that scenario, `scenario_walk`, which the payout-state tests
+    read too), and its rows under `orderId=<its id>` with the page that lists them."""
     payout_id, readings = scenario_walk(timed, contract, unique, RETURNED, until=came_back)
     mismatch_unless_in_scenario(timed.api, timed.clock, timed.org_id, contract, unique, RETURNED, readings)
     expect(came_back(readings), f"scenario {RETURNED} went {path(readings)}; it does not come back from the bank "
            "(`completed`, then `failed`)", readings[-1].ex)
     page = filtered_page(Pager(timed.api, contract, "listBalanceTransactions"), "balance transactions",
                          orderId=payout_id)
-    types = Counter(str(r.get("type")) for r in page.items if r.get("orderId") == payout_id)
+    return payout_id, [r for r in page.items if r.get("orderId") == payout_id], page
+
+
+@pytest.mark.req("BTX-TYPES-SEEN")
+@pytest.mark.needs("profile")
+@pytest.mark.xdist_group("payout-scenario-walks")
+@pytest.mark.payout_walk(RETURNED)
+@pytest.mark.timeout(300)
+def test_a_returned_payout_shows_payout_and_payout_return(timed: Timed, contract: Contract, unique) -> None:
+    """A payout from the balance that the bank returns (`_returned_payout_rows`): under `orderId=<its id>`, one
+    `payout` row and one `payout_return` row. A payout that fails with its funds returned (0003) is not used:
+    which type its money coming back takes is not shown ("the full list of `type` values is not shown")."""
+    payout_id, rows, page = _returned_payout_rows(timed, contract, unique)
+    types = Counter(str(r.get("type")) for r in rows)
     expect(types["payout"] == 1 and types["payout_return"] == 1,
            f"the payout {payout_id} the bank returned has rows of types {dict(types)}: one `payout` and one "
            "`payout_return` (\"Types seen: `payout`, `payout_return`\")", page.ex)
+
+
+@pytest.mark.req("BTX-COVERAGE")
+@pytest.mark.needs("profile")
+@pytest.mark.xdist_group("payout-scenario-walks")
+@pytest.mark.payout_walk(RETURNED)
+@pytest.mark.timeout(300)
+def test_rows_cover_funding_payouts_and_returns(timed: Timed, contract: Contract, unique) -> None:
+    """"Rows cover funding in, payouts out, returns, ...": a top-up of an amount no other test uses has its row
+    among the newest, and the payout the bank returned (the profile's scenario 0004, the run's walk of it in real
+    time) has rows under `orderId=<its id>` for the money going out and for the money coming back. Holds and
+    their release, and operator adjustments, are brought about by the operator only
+    (`suites/resources/test_ledger_reconciliation.py`)."""
+    payout_id, rows, page = _returned_payout_rows(timed, contract, unique)
+    own_top_ups(timed, contract, 1)  # its row is found among the newest, or the test fails there
+    types = sorted(str(r.get("type")) for r in rows)
+    expect(len(rows) >= 2, f"the payout {payout_id} the bank returned has {len(rows)} rows (types {types}): the "
+           "rows cover the payout going out and its return coming back, a row each", page.ex)
 
 
 @pytest.mark.req("BTX-CREATED-RANGE")

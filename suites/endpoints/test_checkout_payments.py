@@ -152,14 +152,23 @@ def test_invalid_limit_is_never_refused(api: Api, contract: Contract, unique) ->
 @pytest.mark.req("LIMIT-PAY-DEFAULT", "LIMIT-PAY-INVALID-DEFAULT", "LIMIT-PAY-CLAMP-HIGH")
 def test_limit_defaults_and_clamps(api: Api, contract: Contract, unique) -> None:
     """On a link of 21 payments or more (the worker's crowded link): no `limit`, `0`, `-5` and `abc` each give a
-    page of 20 with a `nextCursor`; `150` gives every payment up to 100 (not refused, not clamped below 100:
-    `test_limit_above_100_becomes_100` tells 100 from no clamp); never a 400."""
+    page of 20 with a `nextCursor`; both ends of the range 1-100 are taken as sent (`1` gives one payment, `100`
+    every payment up to 100, each with a `nextCursor` while more are left); `150` gives every payment up to 100
+    (not refused, not clamped below 100: `test_limit_above_100_becomes_100` tells 100 from no clamp); never a
+    400."""
     link, held = crowded_link(api, contract, unique, 21, "the default of 20")
     for params in ({}, {"limit": "0"}, {"limit": "-5"}, {"limit": "abc"}):
         ex = list_payments(api, link, **params)
         items = page_items(contract, ex)
         expect(len(items) == 20 and ex.json.get("nextCursor"),
                f"limit {params.get('limit', 'absent')!r} gave {len(items)} payments; it must become 20", ex)
+    for value, size in (("1", 1), ("100", min(held, 100))):
+        ex = list_payments(api, link, limit=value)
+        items = page_items(contract, ex)
+        cursor = "with" if ex.json.get("nextCursor") else "without"
+        expect(len(items) == size and (size == held or cursor == "with"),
+               f"limit {value} gave {len(items)} of {held} payments ({cursor} a `nextCursor`), not {size}: `limit` "
+               "is 1-100 (default 20), so both ends are taken as sent", ex)
     ex = list_payments(api, link, limit="150")
     expect(len(page_items(contract, ex)) == min(held, 100), f"limit 150 gave {len(page_items(contract, ex))} of "
            f"{held} payments; above 100 becomes 100", ex)

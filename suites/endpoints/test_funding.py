@@ -104,11 +104,17 @@ def test_the_hash_must_be_evm_shaped(bad: str | None, api_as, contract: Contract
 def test_sandbox_refusals_leave_the_payout_fundable(last_four: str, api_as, contract: Contract,
                                                    unique: Unique) -> None:
     """A hash ending `0001` is FUNDING_TRANSACTION_INVALID, `0002` FUNDING_NOT_YET_VERIFIABLE; nothing is
-    recorded, so a good transfer then funds the same payout."""
+    recorded, so the payout reads the same `requiresFunding` as before it ("True when waiting on the
+    organization's own funds") and a good transfer then funds it."""
     status, error_type, _ = OUTCOMES[last_four]
     api = api_as("crypto_key")
     payout_id = create_self_funded(api, contract, unique).json["payoutId"]
+    waiting = read_payout(api, payout_id).json.get("requiresFunding")
     expect_error(confirm(api, payout_id, tx_hash(last_four)), status, error_type, f"a hash ending {last_four}")
+    after = read_payout(api, payout_id)
+    expect(after.json.get("requiresFunding") == waiting,
+           f"a confirmation refused with {error_type} changed the payout's requiresFunding from {waiting!r} to "
+           f"{after.json.get('requiresFunding')!r}: a refused confirmation records nothing", after)
     expect_funded(confirm(api, payout_id, tx_hash()), payout_id)
 
 

@@ -35,16 +35,18 @@ from .._support.profile import success
 from .._support.types import Unique
 
 
+@pytest.mark.parametrize("recipient_type", ["individual", "business"])
 @pytest.mark.req("PLINK-NO-CREDENTIAL", "PLINK-SUBMIT")
 @pytest.mark.needs("profile")
-def test_submit_without_a_credential_makes_the_payout(api: Api, anon: Api, contract: Contract,
-                                                      unique: Unique) -> None:
-    """Submitted with no `x-api-key`, a link answers 201 with the payout, readable at GET /orders/{payoutId}."""
+def test_submit_without_a_credential_makes_the_payout(api: Api, anon: Api, contract: Contract, unique: Unique,
+                                                      recipient_type: str) -> None:
+    """Submitted with no `x-api-key`, for either `recipientType` ("`individual` or business"), a link answers 201
+    with the payout, readable at GET /orders/{payoutId}."""
     keep_funded(api, contract)
     link = create_link(api, contract, unique)
-    ex = submit(anon, link.token, submission(contract, link, unique))
+    ex = submit(anon, link.token, submission(contract, link, unique, recipientType=recipient_type))
     expect("x-api-key" not in ex.request.headers, "setup: the submit was sent with an x-api-key")
-    expect_status(ex, 201, "submitting a payout link with no credential")
+    expect_status(ex, 201, f"submitting a payout link with no credential for a `recipientType: {recipient_type}`")
     payout = paid(ex, link)
     read_payout(api, payout["payoutId"])
 

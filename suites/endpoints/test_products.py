@@ -15,7 +15,7 @@ import pytest
 from payconform.suite import Api, Contract, expect, expect_error, expect_error_body, expect_status
 
 from .._support.answers import scalars
-from .._support.checkout import create_link, link_exchange
+from .._support.checkout import create_link, link_exchange, publish
 from .._support.money import as_decimal
 from .._support.products import create_product, post_product, product_body
 
@@ -115,19 +115,23 @@ def test_rename_to_active_name_is_409(api: Api, contract: Contract, unique) -> N
 
 @pytest.mark.req("PROD-ARCHIVE")
 def test_archive_refuses_new_links_keeps_old(api: Api, contract: Contract, unique) -> None:
-    """`archived: true`: 200; a new link from the product is refused (an error; no type named); a link made
-    before is untouched."""
+    """`archived: true`: 200; a new link from the product is refused (an error; no type named); the links made
+    before, a draft and a published (`sent`) one, are untouched ("existing links untouched")."""
     product = create_product(api, contract, unique)
-    link = create_link(api, contract, product["id"])
+    draft = create_link(api, contract, product["id"])
+    sent = publish(api, create_link(api, contract, product["id"])["id"])
+    expect_status(sent, 200, "publishing a link before the product is archived")
     archived = _patch(api, product["id"], {"archived": True})
     expect(archived.get("archived") is True, f"the PATCH answer reads `archived` {archived.get('archived')!r}")
     refused = link_exchange(api, contract, product["id"])
     expect(400 <= refused.status < 500, "a link from an archived product was not refused", refused)
     expect_error_body(refused)
-    ex = api.op("getCheckoutLink", linkId=link["id"])
-    expect_status(ex, 200, "reading a link made before the product was archived")
-    expect(ex.json.get("status") == link.get("status") and ex.json.get("productId") == link.get("productId"),
-           f"archiving the product changed its link: {link!r} -> {ex.json!r}", ex)
+    for link in (draft, sent.json):
+        ex = api.op("getCheckoutLink", linkId=link["id"])
+        expect_status(ex, 200, f"reading a {link.get('status')} link made before the product was archived")
+        expect(ex.json.get("status") == link.get("status") and ex.json.get("productId") == link.get("productId"),
+               f"archiving the product changed link {link['id']}: it read status {link.get('status')!r}, productId "
+               f"{link.get('productId')!r}; it reads {ex.json.get('status')!r}, {ex.json.get('productId')!r}", ex)
 
 
 @pytest.mark.req("PROD-DELETE")

@@ -33,18 +33,22 @@ from .._support.recipients import (
 MISSING_FIELDS = [(name, field) for name, row in corridors(run_contract()).items()
                   for field in (row.get("example") or {})]
 
+# one corridor of each kind the profile lists (`fiat`, `crypto`): a method of each kind is added
+KIND_CORRIDORS = {row.get("kind"): name for name, row in corridors(run_contract()).items()}
+
 
 def _signature(method: dict[str, Any]) -> tuple:
     """What must not change on a method another operation did not touch (its status may move on its own)."""
     return method.get("id"), method.get("kind"), method.get("destinationAccountId")
 
 
+@pytest.mark.parametrize("corridor", sorted(KIND_CORRIDORS.values()))
 @pytest.mark.req("RCP-ADD-METHOD", "RCP-ADD-METHOD-RESPONSE")
-def test_add_method_answers_whole_recipient(api: Api, contract: Contract, unique) -> None:
-    """201: the whole recipient with `method` naming the new method, which is in `paymentMethods`
-    next to the earlier one; a read shows both."""
+def test_add_method_answers_whole_recipient(api: Api, contract: Contract, unique, corridor: str) -> None:
+    """Of each kind ("`kind` (`fiat` or `crypto`)"), 201: the whole recipient with `method` naming the new
+    method, which is in `paymentMethods` next to the earlier one; a read shows both."""
     created = create_recipient(api, contract, unique)
-    body = method_body(contract, "EUR")
+    body = method_body(contract, corridor)
     ex = add_method(api, created["id"], body)
     method = added_method(ex)
     expect(ex.json.get("id") == created["id"], f"the answer is recipient {ex.json.get('id')!r}", ex)

@@ -90,6 +90,24 @@ def test_patch_changes_contact_details(api: Api, contract: Contract, unique) -> 
                f"{source}: `phone` is {got.get('phone')!r}, {change['phone']!r} was sent", ex)
 
 
+@pytest.mark.req("RCP-PATCH-CONTACT-ONLY")
+def test_patch_leaves_the_external_id(api: Api, contract: Contract, unique) -> None:
+    """Contact details only: a PATCH that also sends `externalId` is refused (a 4xx error body) or the
+    `externalId` is ignored; either way the recipient keeps the external id it was created with."""
+    original = unique("ext")
+    created = post_recipient(api, contract, recipient_body(contract, unique, externalId=original)).json
+    sent = unique("ext-patched")
+    ex = api.op("updateBeneficiary", recipientId=created["id"], json={"externalId": sent, "name": unique("renamed")})
+    if ex.status >= 400:
+        expect(ex.status < 500, "a PATCH with `externalId` answered a server error", ex)
+        expect_error_body(ex)
+    else:
+        expect_status(ex, 200)
+    got = read_recipient(api, created["id"]).get("externalId")
+    expect(got == original, f"a PATCH sending `externalId: {sent!r}` changed it from {original!r} to {got!r}; only "
+                            "contact details change", ex)
+
+
 @pytest.mark.req("RCP-PATCH-EMPTY-IGNORED")
 def test_patch_empty_name_email_country_ignored(api: Api, contract: Contract, unique) -> None:
     """An empty `name`, `email` or `country` is ignored: the old values stay while the rest of the PATCH applies."""

@@ -2,20 +2,24 @@
 `approvalId`). PAYOUT_BATCH_NOT_CONFIRMABLE and PAYOUT_BATCH_NOT_CANCELABLE are walked with the transition
 table (`suites/states/test_payout_batch.py`).
 
-What makes a run need approvers is the organization's approval policy (a dashboard setting, asked of the
-operator); the profile's `sandbox.batch.approval` applies it to the total of the run's lines.
+What makes a run need approvers is the organization's approval policy (a dashboard setting: read where the
+policy shows its threshold, else the profile's; the operator sets it and decides on a fresh organization); the
+profile's `sandbox.batch.approval` applies it to the total of the run's lines.
 """
 
 from __future__ import annotations
+
+from decimal import ROUND_UP, Decimal
 
 import pytest
 
 from payconform.suite import Api, Contract, expect, expect_error, expect_status
 
-from .._support.approvals import read_approval
+from .._support.approvals import read_approval, threshold
 from .._support.batches import confirm, create, lines_to, paid, reach, settle, submit
 from .._support.payouts import payable_destination
 from .._support.profile import items, success
+from .._support.realtime import Timed
 from .._support.types import Unique
 
 
@@ -58,12 +62,30 @@ def test_an_organization_that_opted_out_cannot_submit(fresh_org, operator, contr
     expect(not items(contract, "listPayoutBatches", listed), "a refused run was recorded anyway", listed)
 
 
-@pytest.mark.smoke(ids=["undecided"])
+@pytest.mark.smoke
+@pytest.mark.req("ERR-PAYOUT-BATCH-AWAITING-APPROVAL", "ERRBODY-APPROVAL-ID")
+@pytest.mark.needs("profile")
+def test_a_run_over_the_threshold_is_not_confirmed(timed: Timed, contract: Contract, unique: Unique) -> None:
+    """Two lines, each under the organization's approval threshold (as its policy shows it, else the profile's
+    `sandbox.approval`) and together at it: once the run awaits confirmation, confirm answers 409
+    PAYOUT_BATCH_AWAITING_APPROVAL with an `approvalId` the API key can read, and the run pays nothing. With a key
+    alone the run is the target's own organization's, its timeline waited out in real time (`timed`)."""
+    at = Decimal(threshold(timed.api, contract))
+    half = (at / 2).quantize(Decimal("0.01"), rounding=ROUND_UP)
+    destination = payable_destination(timed.api, contract, unique)
+    run = create(timed.api, contract, unique, lines_to(contract, destination, unique, 2, sourceAmount=str(half)))
+    reach(timed.api, timed.clock, timed.org_id, contract, run, "awaiting_confirmation")
+    body = expect_error(confirm(timed.api, run.id), 409, "PAYOUT_BATCH_AWAITING_APPROVAL",
+                        f"confirming a run of two lines of {half} (the approval threshold is {at})")
+    approval_id = body.get("approvalId")
+    expect(isinstance(approval_id, str) and approval_id, f"the error body carries approvalId {approval_id!r}")
+    read_approval(timed.api, approval_id)
+    expect(not paid(timed.api, contract, run), "a run waiting for approvers made payouts")
+
+
 @pytest.mark.req("ERR-PAYOUT-BATCH-AWAITING-APPROVAL", "ERRBODY-APPROVAL-ID")
 @pytest.mark.needs("operator", "clock", "profile")
-@pytest.mark.parametrize("decision", ["undecided", "rejected"])
-def test_a_run_needing_approvers_is_not_confirmed(fresh_org, operator, clock, contract: Contract, unique: Unique,
-                                                  decision: str) -> None:
+def test_a_rejected_run_is_not_confirmed(fresh_org, operator, clock, contract: Contract, unique: Unique) -> None:
     """Over the organization's threshold, confirm answers 409 PAYOUT_BATCH_AWAITING_APPROVAL with an
     `approvalId` the API key can read, before anyone decides and after an approver says no; nothing is sent."""
     org = fresh_org()
@@ -74,9 +96,8 @@ def test_a_run_needing_approvers_is_not_confirmed(fresh_org, operator, clock, co
     approval_id = body.get("approvalId")
     expect(isinstance(approval_id, str) and approval_id, f"the error body carries approvalId {approval_id!r}")
     read_approval(org.api, approval_id)
-    if decision == "rejected":
-        operator.reject_payout(org.org_id, approval_id)
-        expect_error(confirm(org.api, run.id), 409, "PAYOUT_BATCH_AWAITING_APPROVAL", "confirming a rejected run")
+    operator.reject_payout(org.org_id, approval_id)
+    expect_error(confirm(org.api, run.id), 409, "PAYOUT_BATCH_AWAITING_APPROVAL", "confirming a rejected run")
     expect(not paid(org.api, contract, run), "a run waiting for approvers made payouts")
 
 

@@ -37,6 +37,7 @@ from .._support.payout_links import (
     submit,
     unknown_token,
 )
+from .._support.payouts import create_payout
 from .._support.profile import success
 from .._support.realtime import REAL_TIME, Timed
 from .._support.types import Unique
@@ -128,6 +129,22 @@ def test_a_link_over_the_approval_threshold_is_refused(api: Api, anon: Api, cont
     expect_error(submit(anon, link.token, submission(contract, link, unique)), 403, "USE_POST_PAYOUTS",
                  f"submitting a link for {amount} (at the approval threshold)")
     nothing_sent(api, contract, link, "the submit answered USE_POST_PAYOUTS")
+
+
+@pytest.mark.req("PLINK-USE-POST-PAYOUTS")
+@pytest.mark.needs("operator", "profile")
+def test_a_link_over_the_velocity_cap_is_refused(fresh_org, operator, anon: Api, contract: Contract,
+                                                 unique: Unique) -> None:
+    """With no threshold and a velocity cap of one payout an hour (set by the operator), a link submitted after
+    the first payout: 403 USE_POST_PAYOUTS ("approval threshold or velocity cap; nothing sent"), nothing sent."""
+    org = fresh_org()
+    operator.set_approval_policy(org.org_id, threshold=None, velocity_cap={"count": 1, "window_seconds": 3600})
+    keep_funded(org.api, contract)
+    create_payout(org.api, contract, unique)
+    link = create_link(org.api, contract, unique)
+    expect_error(submit(anon, link.token, submission(contract, link, unique)), 403, "USE_POST_PAYOUTS",
+                 "submitting a link once a velocity cap of one payout an hour is reached")
+    nothing_sent(org.api, contract, link, "the submit over the velocity cap answered USE_POST_PAYOUTS")
 
 
 @pytest.mark.smoke

@@ -179,17 +179,16 @@ def test_an_expired_quote_is_a_bad_request(fresh_org, clock, contract: Contract,
 
 @pytest.mark.smoke
 @pytest.mark.req("ERR-USE-POST-PAYOUTS")
-@pytest.mark.needs("operator", "profile")
-def test_a_send_an_approval_applies_to_is_refused(fresh_org, contract: Contract, unique: Unique) -> None:
+@pytest.mark.needs("profile")
+def test_a_send_an_approval_applies_to_is_refused(api: Api, contract: Contract, unique: Unique) -> None:
     """Sending a quote at the approval threshold (as the policy shows it, else the profile's `sandbox.approval`):
-    403 USE_POST_PAYOUTS, nothing sent."""
-    org = fresh_org()
-    destination = scenario_destination(org.api, contract, unique)
-    priced = quote(org.api, contract, destination, sourceAmount=threshold(org.api, contract)).json
+    403 USE_POST_PAYOUTS, nothing sent. The target's own organization, with a key: its threshold is read."""
+    destination = scenario_destination(api, contract, unique)
+    priced = quote(api, contract, destination, sourceAmount=threshold(api, contract)).json
     reference = unique("ref")
-    expect_error(send(org.api, contract, priced, reference), 403, "USE_POST_PAYOUTS",
+    expect_error(send(api, contract, priced, reference), 403, "USE_POST_PAYOUTS",
                  "sending a quote an approval threshold applies to")
-    expect_nothing_sent(org.api, contract, reference)
+    expect_nothing_sent(api, contract, reference)
 
 
 @pytest.mark.req("ERR-USE-POST-PAYOUTS")

@@ -16,6 +16,8 @@ import pytest
 
 from payconform.suite import Api, Contract, Exchange, expect, expect_error, expect_status, new_idempotency_key
 
+from .._support.drive import Subject
+from .._support.events import feed
 from .._support.overlap import on_wire, overlapped
 from .._support.payments import example_total, expect_payment_unchanged, force, forced, payment, read_payment, refund
 from .._support.profile import success
@@ -50,7 +52,8 @@ def test_refund_needs_the_refunds_scope(api: Api, api_as, contract: Contract, un
 @pytest.mark.req("PAY-EVENTS", "PAY-LIST-REFUNDS", "PAY-PAID-NOT-FINAL")
 def test_partial_refund_keeps_paid(api: Api, api_as, contract: Contract, unique) -> None:
     """A refund of part of a paid payment: status stays `paid`, `refundedBase` is the piece, and the refund
-    is listed under `refunds` on the payment."""
+    is listed under `refunds` on the payment; the event feed announces it as `checkout_payment.partially_refunded`
+    (the payment's id anywhere in `data`, whose shape is not shown; the feed is read until that event is found)."""
     link_id, paid = payment(api, contract, unique, "150.00")
     _refunded(refund(api_as("refunds_key"), contract, paid["id"], "5000"), contract, "refunding 50.00 of 150.00")
     after = read_payment(api, contract, link_id, paid["id"])
@@ -58,6 +61,12 @@ def test_partial_refund_keeps_paid(api: Api, api_as, contract: Contract, unique)
     expect(after.get("refundedBase") == "5000", f"refundedBase is {after.get('refundedBase')!r}, not \"5000\"")
     pieces = [r.get("amountBase", r.get("amount")) for r in after.get("refunds") or [] if isinstance(r, dict)]
     expect(len(pieces) == 1, f"the payment lists refunds {after.get('refunds')!r}, not the one refund")
+    subject = Subject("payment", paid["id"])
+    partial = feed(api, type="checkout_payment.partially_refunded", found=lambda rows: any(map(subject.matches, rows)))
+    expect(any(map(subject.matches, partial)),
+           "PAY-EVENTS: \"Events: `paid`, `failed`, `refunded` (full), ... `partially_refunded` (status stays "
+           "`paid`)\", but the feed holds no checkout_payment.partially_refunded about the partial refund of 50.00 "
+           "of 150.00")
 
 
 @pytest.mark.req("REFUND-OMIT-AMOUNT")
@@ -74,7 +83,8 @@ def test_omitted_amount_refunds_the_rest(api: Api, api_as, contract: Contract, u
 
 
 @pytest.mark.smoke
-@pytest.mark.req("ERR-REFUND-EXCEEDS-REMAINING", "REFUND-MAX-REMAINING", "REFUND-REFUSAL-NO-MONEY")
+@pytest.mark.req("ERR-REFUND-EXCEEDS-REMAINING", "REFUND-MAX-REMAINING", "REFUND-REFUSAL-NO-MONEY",
+                 "REFUND-ERROR-TYPES")
 def test_more_than_remaining(api: Api, api_as, contract: Contract, unique) -> None:
     """One unit more than `amountBase - refundedBase`: 400 REFUND_EXCEEDS_REMAINING, money unchanged;
     exactly the remainder is refunded."""
@@ -89,7 +99,7 @@ def test_more_than_remaining(api: Api, api_as, contract: Contract, unique) -> No
 
 
 @pytest.mark.smoke(ids=["refunded in full"])
-@pytest.mark.req("ERR-REFUND-NOT-ALLOWED", "REFUND-REFUSAL-NO-MONEY")
+@pytest.mark.req("ERR-REFUND-NOT-ALLOWED", "REFUND-REFUSAL-NO-MONEY", "REFUND-ERROR-TYPES")
 @pytest.mark.parametrize("case", ["pending", "refunded in full", "charged back", "failed"])
 def test_refund_not_allowed(case: str, api: Api, api_as, contract: Contract, unique) -> None:
     """A pending (`.02`), refunded-in-full, charged-back or failed payment: 400 REFUND_NOT_ALLOWED, money
@@ -114,7 +124,7 @@ def test_refund_not_allowed(case: str, api: Api, api_as, contract: Contract, uni
 
 @pytest.mark.smoke
 @pytest.mark.needs("operator")
-@pytest.mark.req("ERR-REFUND-DISPUTED", "REFUND-REFUSAL-NO-MONEY")
+@pytest.mark.req("ERR-REFUND-DISPUTED", "REFUND-REFUSAL-NO-MONEY", "REFUND-ERROR-TYPES")
 def test_refund_of_disputed_payment(fresh_org, operator, contract: Contract, unique) -> None:
     """A paid payment the card holder disputes (opened by the operator): 400 REFUND_DISPUTED, money
     unchanged."""
@@ -129,7 +139,7 @@ def test_refund_of_disputed_payment(fresh_org, operator, contract: Contract, uni
 
 @pytest.mark.smoke
 @pytest.mark.needs("operator")
-@pytest.mark.req("ERR-REFUND-IN-PROGRESS", "REFUND-REFUSAL-NO-MONEY")
+@pytest.mark.req("ERR-REFUND-IN-PROGRESS", "REFUND-REFUSAL-NO-MONEY", "REFUND-ERROR-TYPES")
 def test_one_refund_at_a_time(fresh_org, operator, contract: Contract, unique) -> None:
     """While a refund is still running (held by an operator delay), a second refund of the payment answers
     409 REFUND_IN_PROGRESS; only the one that ran is recorded. The two are sent half a second apart, but a busy

@@ -20,7 +20,7 @@ from .._support.deliveries import kind, parsed
 from .._support.drive import Stage, Subject, partial_refund
 from .._support.events import feed
 from .._support.money import base_amount, decimal_values
-from .._support.payments import example_total, payment
+from .._support.payments import example_total, payment, read_payment
 
 NEEDS = ("api_key", "profile", "webhook_receiver")
 
@@ -68,6 +68,22 @@ def test_partial_refunds_carry_the_piece_and_the_running_total(stage: Stage) -> 
         expect(total in decimal_values(refunded),
                f"`refunded` is {refunded!r}, not the running total {total} (a decimal string of any scale, at any depth)")
 
+
+
+@pytest.mark.req("EVT-CHECKOUT-PARTIALLY-REFUNDED")
+@pytest.mark.needs("refunds_key", "profile", "webhook_receiver")
+def test_partial_refund_keeps_the_payment_paid(stage: Stage) -> None:
+    """A refund of a third: `checkout_payment.partially_refunded` says the payment is still `paid` (where its
+    `data` carries a `status`, at any depth), and so does the payment read afterwards."""
+    link_id, paid = payment(stage.api, stage.contract, stage.unique, example_total(stage.contract, "paid"))
+    partial_refund(stage, paid)
+    event = parsed(stage.delivery_of("checkout_payment.partially_refunded", Subject("payment", paid["id"])))
+    said = find_member(event.get("data"), "status")
+    expect(said in (None, "paid"), f"`checkout_payment.partially_refunded` carries `status: {said}`; the spec says "
+                                   "\"`status` stays `paid`\"")
+    status = read_payment(stage.api, stage.contract, link_id, paid["id"]).get("status")
+    expect(status == "paid", f"after a partial refund the payment reads `status: {status}`; the spec says \"`status` "
+                             "stays `paid`\"")
 
 @pytest.mark.req("EVT-NOT-ANNOUNCED")
 @pytest.mark.needs(*NEEDS, "operator")

@@ -20,6 +20,7 @@ from payconform.suite import Contract, Delivery, Kind, Mailbox, Needs, expect, e
 from .._support.answers import DASHBOARD_REFUSALS, member
 from .._support.deliveries import about, endpoints_listed, member_of, register, reused, verified, wait_for
 from .._support.events import event_types
+from .._support.instants import is_utc_instant
 from .._support.payouts import create_payout
 from .._support.profile import items, success
 
@@ -42,7 +43,8 @@ def test_register_returns_the_secret_once(api, contract: Contract, unique, webho
     """Registered with the test key under the sandbox path: the secret comes once and the list shows the
     endpoint without it; then the endpoint is an endpoint like any other ("A test key can register an endpoint
     and read its deliveries under the sandbox path"): the event of a payout made afterwards reaches it, signed
-    with that secret, and the same key reads the attempt under the sandbox path."""
+    with that secret, the list then shows its `lastSuccessAt`, and the same key reads the attempt under the
+    sandbox path."""
     endpoint, secret = register(api, contract, webhook_receiver, ["checkout_payment.paid"])
     listed = _endpoints(api).get(endpoint["id"])
     expect(listed is not None, f"the registered endpoint {endpoint['id']} is not in the list")
@@ -56,11 +58,25 @@ def test_register_returns_the_secret_once(api, contract: Contract, unique, webho
     seen = wait_for(webhook_receiver, lambda ds: any(about(d, "payoutId", payout_id) for d in ds), flusher(api.org_id),
                     f"the event of payout {payout_id}, made after the test key registered the endpoint")
     verified(next(d for d in seen if about(d, "payoutId", payout_id)), secret)
+    success_at = _listed_after_success(api, endpoint["id"]).get("lastSuccessAt")
+    expect(is_utc_instant(success_at), "WH-ENDPOINT-FIELDS: the endpoint's health fields include `lastSuccessAt`, "
+           f"but after it accepted a delivery the list reads `lastSuccessAt: {success_at!r}`, not an instant")
     ex = api.op("listSandboxWebhookDeliveries", endpointId=endpoint["id"])
     expect_status(ex, 200, "reading the registered endpoint's deliveries under the sandbox path with the test key")
     expect(items(contract, "listSandboxWebhookDeliveries", ex),
            "the sandbox delivery log lists no attempt of an endpoint that received a delivery (rows read where the "
            "profile's `page.items` says)", ex)
+
+
+def _listed_after_success(api: Any, endpoint_id: str) -> dict[str, Any]:
+    """The endpoint as listed once an accepted delivery shows in its health: read up to `LOG_READS` times, since
+    an attempt is recorded once its answer is in."""
+    for _ in range(LOG_READS):
+        listed = _endpoints(api).get(endpoint_id) or {}
+        if listed.get("lastSuccessAt"):
+            break
+        time.sleep(0.5)
+    return listed
 
 
 def _instant(value: object) -> datetime:
@@ -184,6 +200,17 @@ def test_management_routes_refuse_an_api_key(api, contract: Contract, webhook_re
     at_url = [i for i, e in listed.items() if e.get("url") == url]
     expect(at_url == [endpoint["id"]], f"{op_id} refused with an API key still changed the endpoints: the endpoints "
                                        f"listed at the test's `url` {url} are {at_url}, not only {endpoint['id']}")
+
+
+@pytest.mark.req("WH-MGMT-DASHBOARD-ONLY")
+@pytest.mark.needs("api_key", "webhook_receiver")
+def test_readable_routes_accept_an_api_key(api, contract: Contract, webhook_server) -> None:
+    """"All except the two API-key-readable routes are dashboard-session only": those two, the list of endpoints
+    and an endpoint's deliveries (GET /{id}/deliveries), answer an API key 200."""
+    endpoint, _, _ = reused(api, contract, webhook_server)
+    expect(endpoint["id"] in _endpoints(api), f"the endpoint list read with an API key lacks {endpoint['id']}")
+    ex = api.op("listWebhookEndpointDeliveries", endpointId=endpoint["id"])
+    expect_status(ex, 200, "an endpoint's deliveries, one of 'the two API-key-readable routes', read with an API key")
 
 
 @pytest.mark.smoke

@@ -1,6 +1,6 @@
 """Events > Delivery and retries, in real time with a key alone (`--run-slow`, the deep tier): the first two
-retries of a failed delivery to a sandbox endpoint the key registers, and a delivery answered 2xx never
-retried. The whole ladder, and the 2xx that stops it later on, need the operator clock (`test_retries.py`).
+retries of a failed delivery to a sandbox endpoint the key registers, a delivery answered 2xx never
+retried, and the event whose deliveries fail kept in the feed. The whole ladder, and the 2xx that stops it later on, need the operator clock (`test_retries.py`).
 
 On the target's own organization two endpoints of this test receive the same `payout.pending` event of the
 test's own payout: one answers 500 to everything, the other 204. Gaps are read on our clock at arrival; an
@@ -18,6 +18,7 @@ from payconform.suite import Contract, Delivery, Mailbox, expect, run_contract
 
 from .._support.clocked import SLACK, TICK, Timeline
 from .._support.deliveries import about, kind, register
+from .._support.events import feed, has
 from .._support.realtime import real_clock, waits_minutes
 from .._support.types import Unique
 
@@ -38,14 +39,15 @@ def _pending(box: Mailbox, payout_id: str) -> list[Delivery]:
     return [d for d in box.snapshot() if about(d, "payoutId", payout_id) and kind(d) == "payout.pending"]
 
 
-@pytest.mark.req("WH-RETRY-SCHEDULE", "WH-2XX-SUCCESS")
+@pytest.mark.req("WH-RETRY-SCHEDULE", "WH-2XX-SUCCESS", "FEED-IS-RECORD")
 @pytest.mark.needs("api_key", "profile", "webhook_receiver", "real_time")
 @waits_minutes
 def test_first_retries_come_on_the_ladder_and_a_2xx_is_final(own_org, run_slow: bool, contract: Contract,
                                                              unique: Unique, webhook_receiver: Mailbox,
                                                              webhook_receiver_factory) -> None:
     """Attempts 2 and 3 to the failing endpoint come within the described gaps' jitter bands after the one
-    before; the endpoint that answered 204 got the event once, though by then the retries have come twice."""
+    before; the endpoint that answered 204 got the event once, though by then the retries have come twice; the
+    event whose deliveries keep failing is in the feed."""
     bands = _gap_bands()
     timeline = Timeline(own_org(), real_clock(bands[-1][1], run_slow), webhook_receiver, contract)
     succeeding = webhook_receiver_factory()
@@ -67,3 +69,7 @@ def test_first_retries_come_on_the_ladder_and_a_2xx_is_final(own_org, run_slow: 
     once = _pending(succeeding, payout_id)
     expect(len(once) == 1, f"the endpoint that answered 204 got the event of payout {payout_id} {len(once)} times "
                            f"while the failing one got it {attempt} times: 'Any 2xx is success'")
+    event_id = timeline.about(payout_id)[0].header("whk-id")
+    expect(event_id in {e.get("id") for e in feed(timeline.org.api, found=has(event_id))},
+           f"event {event_id}, whose deliveries to one endpoint failed {attempt} times, is not in the feed: 'The "
+           "feed is the record; a delivery can go missing, the feed cannot'")

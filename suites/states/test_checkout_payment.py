@@ -132,6 +132,11 @@ def test_forced_chargeback_and_timeline_move_once(slow_timed, contract: Contract
            f" answered moved {again.json.get('moved')!r}: the payment was reversed twice", again)
     expect(again.json.get("status") == first.json.get("status"),
            f"the status moved from {first.json.get('status')!r} to {again.json.get('status')!r}", again)
+    subject = Subject("payment", paid["id"])
+    reversed_ids = {e.get("id") for e in feed(org.api, type="checkout_payment.reversed") if subject.matches(e)}
+    expect(len(reversed_ids) == 1,
+           f"PAY-FORCE-SAME-GUARD: \"forcing a chargeback and letting the timeline run yields exactly one "
+           f"`checkout_payment.reversed`\", but the event feed holds {len(reversed_ids)} about the payment", again)
 
 
 @pytest.mark.req("PAY-FORCE-SAME-GUARD", "PAY-FORCE-MOVED")

@@ -26,7 +26,16 @@ from .._support.machines import (
     scenario_walk,
     unseen_state,
 )
-from .._support.payouts import DEFAULT, as_created, create_payout, read_payout, timeline
+from .._support.payouts import (
+    DEFAULT,
+    as_created,
+    cancel_payout,
+    create_payout,
+    create_self_funded,
+    read_payout,
+    timeline,
+    tx_hash,
+)
 from .._support.realtime import REAL_TIME, Timed
 from .._support.scenario_outcomes import mismatch_unless_in_scenario, one_reading
 from .._support.types import Unique
@@ -218,3 +227,19 @@ def test_failed_and_returned_are_final(scenario: str, fresh_org, clock, contract
     expect({k: after.json.get(k) for k in keys} == {k: before.get(k) for k in keys},
            f"a final payout changed: {[before.get(k) for k in keys]} became {[after.json.get(k) for k in keys]}",
            after)
+
+
+@pytest.mark.req("PAYOUT-TERMINAL")
+@pytest.mark.needs("crypto_key", "profile")
+def test_a_canceled_payout_stays_canceled_when_funds_arrive(api_as, contract: Contract, unique: Unique) -> None:
+    """A payout canceled while awaiting the organization's own funds is final ("Terminal: `failed`, returned and
+    `canceled`"): a funding confirmation sent afterwards (its answer is not judged: a refusal or a no-op) leaves
+    it `canceled`."""
+    api = api_as("crypto_key")
+    payout_id = as_created(api, create_self_funded(api, contract, unique))["payoutId"]
+    cancel_payout(api, payout_id, "canceling a payout awaiting the organization's own funds")
+    funding = api.op("confirmPayoutFunding", payoutId=payout_id, json={"transactionHash": tx_hash()})
+    after = read_payout(api, payout_id)
+    expect(after.json.get("status") == "canceled",
+           f"PAYOUT-TERMINAL: a canceled payout is final (\"Terminal: `failed`, returned and `canceled`\"), but after "
+           f"a funding confirmation (answered {funding.status}) it reads {after.json.get('status')!r}", after)

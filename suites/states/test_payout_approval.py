@@ -13,7 +13,9 @@ import pytest
 
 from payconform.suite import Contract, Pager, expect
 
+from .._support.answers import scalars
 from .._support.approvals import EXECUTION_WAIT, fund_for_threshold, hold, read_approval, settled_approval
+from .._support.events import feed
 from .._support.payouts import create_payout, payouts_with_reference, read_payout
 from .._support.types import Unique
 
@@ -25,12 +27,23 @@ MINUTE = 60
 @pytest.mark.req("PAYOUT-T-CREATE-APPROVAL", "APPROVAL-T-PENDING", "PAYOUT-CREATE")
 @pytest.mark.needs("profile")
 def test_a_payout_over_the_threshold_is_held(api, contract: Contract, unique: Unique) -> None:
-    """202 `pending_approval`, the approval `pending`, and no payout with that reference."""
+    """202 `pending_approval`, the approval `pending`, a `payout_approval.pending` event about it in the feed
+    (its data names the approval's id at any depth: the body's shape is the `approval` object), and no payout
+    with that reference."""
     held = hold(api, contract, unique)
     approval = read_approval(api, held.approval_id)
     expect(approval.json.get("status") == "pending", f"the new approval is {approval.json.get('status')!r}", approval)
     found = payouts_with_reference(api, contract, held.reference)
     expect(not found, f"a held payout already exists: {[p.get('payoutId') for p in found]}")
+
+    def about(event: dict) -> bool:
+        return held.approval_id in set(scalars(event.get("data")))
+
+    announced = feed(api, found=lambda rows: any(map(about, rows)), type="payout_approval.pending")
+    expect(any(map(about, announced)),
+           f"PAYOUT-T-CREATE-APPROVAL: the held payout's row reads \"answer is `202` with `pending_approval` | "
+           f"`payout_approval.pending`\", but the event feed holds no payout_approval.pending naming approval "
+           f"{held.approval_id}", approval)
 
 
 @pytest.mark.smoke
@@ -110,13 +123,19 @@ def test_a_refused_execution_carries_the_error_type(fresh_org, operator, contrac
 @pytest.mark.req("APPROVAL-EXPIRES-AT", "APPROVAL-FIELDS", "APPROVAL-QUEUE-READABLE")
 @pytest.mark.needs("profile")
 def test_the_queue_is_readable_with_an_api_key(api, contract: Contract, unique: Unique) -> None:
-    """The approval is in the queue and readable by id, with the spec's fields and `expiresAt` 24 hours after
-    `createdAt`."""
+    """The approval is in the queue and readable by id, with the spec's fields, `requiredApprovals` one or more,
+    `approvals` 0 while no approver has decided, and `expiresAt` 24 hours after `createdAt`."""
     held = hold(api, contract, unique)
     approval = read_approval(api, held.approval_id).json
     missing = [f for f in ("id", "kind", "status", "requiredApprovals", "approvals", "amount", "currency",
                            "destinationAccountId", "createdAt", "expiresAt", "updatedAt") if f not in approval]
     expect(not missing, f"the approval lacks {missing}")
+    required, approvals = approval["requiredApprovals"], approval["approvals"]
+    expect(type(required) is int and required >= 1,
+           f"APPROVAL-FIELDS: a held payout's `requiredApprovals` is {required!r}, not a count of one or more")
+    expect(type(approvals) is int and approvals == 0,
+           f"APPROVAL-FIELDS: the spec reads \"`approvals` (count so far)\", but an approval no approver has decided "
+           f"reads `approvals: {approvals!r}`, not 0")
     created, expires = (datetime.fromisoformat(str(approval[k])) for k in ("createdAt", "expiresAt"))
     expect(expires - created == timedelta(hours=24),
            f"expiresAt is {expires - created} after createdAt, not 24 hours")

@@ -200,14 +200,22 @@ def suite_tests() -> list[dict]:
 def reference_runs(suite_tests: list[dict]) -> dict[str, SuiteRun]:
     """The pristine run and every mutant run, side by side: the pristine run waits on the pacer, the mutant runs
     on the CPU. The long runs go first (`LONG_FIRST`: the fuzz phase, then the limits and events files, which wait
-    on the pacer and on deliveries for up to a minute), and the short ones fill the gaps. The mutant runs select
+    on the pacer and on deliveries for up to a minute), within a part the runs of more tests first, and the short
+ones fill the gaps. The mutant runs select
     their files from the collected suite, so they need not wait for the pristine run."""
     jobs = {m["name"]: {"mutant": m["name"], "select": m["reqs"],
                         "files": mutant_files(suite_tests, m["name"], m["reqs"])}
             for m in mutants()}
-    order = sorted(jobs, key=lambda name: min((rank for rank, part in enumerate(LONG_FIRST)
-                                                if any(f.startswith(part) for f in jobs[name]["files"])),
-                                               default=len(LONG_FIRST)))
+    def weight(name: str) -> tuple[int, int]:
+        """The long parts first, and within a part the runs of more tests first (a run of a part's every list
+        started last would end the session on its own)."""
+        files = jobs[name]["files"]
+        part = min((rank for rank, prefix in enumerate(LONG_FIRST) if any(f.startswith(prefix) for f in files)),
+                   default=len(LONG_FIRST))
+        wanted = set(jobs[name]["select"])
+        return part, -sum(1 for t in suite_tests if wanted & set(t.get("requirements") or []))
+
+    order = sorted(jobs, key=weight)
     forked.start()
     return run_many({PRISTINE: {"workers": 2, "exchanges": True}, **{name: jobs[name] for name in order}}, parallel=5)
 

@@ -18,8 +18,9 @@ from .registry import MUTANTS, VARIANTS, Mutant, UnknownMutant, apply, lookup
 
 # The area modules, by spec part; importing one registers its mutants or variants.
 AREAS = (
-    "authentication.dashboard", "authentication.keys", "authentication.signing", "conventions", "endpoints.audit",
-    "endpoints.batches", "endpoints.checkout", "endpoints.ledger", "endpoints.paging", "endpoints.payouts",
+    "authentication.dashboard", "authentication.freshness", "authentication.keys", "authentication.signing",
+    "conventions", "endpoints.audit", "endpoints.batches", "endpoints.checkout", "endpoints.history",
+    "endpoints.ledger", "endpoints.paging", "endpoints.payment_list", "endpoints.payouts",
     "endpoints.recipient_methods", "endpoints.recipients", "endpoints.requests", "endpoints.webhooks",
     "errors.checkout", "errors.payouts", "errors.requests", "events.deliveries", "events.types", "limits",
     "resources.checkout", "resources.events", "resources.ledger", "resources.payouts", "resources.requests",

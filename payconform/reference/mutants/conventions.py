@@ -55,6 +55,17 @@ def _shift(ref: Reference, op_id: str, cursor: str, step: int) -> str:
     return ref.cursors.encode(payload["s"], payload["p"] + (-step if op_id in ASCENDING else step))
 
 
+def _shift_next_cursors(ref: Reference, step: int) -> None:
+    """Every cursor-paged list's `nextCursor` is moved `step` rows back (`_shift`): the page boundary is off by one."""
+    for op_id in lists(ref):
+        @around(ref, op_id)
+        def handler(original: Handler, call: Call, op_id: str = op_id) -> Reply:
+            reply = original(call)
+            if isinstance(reply.body, dict) and reply.body.get("nextCursor"):
+                reply.body["nextCursor"] = _shift(ref, op_id, reply.body["nextCursor"], step)
+            return reply
+
+
 def wrap_handlers(ref: Reference, wrap: Callable[[Handler], Handler], only: Callable[[Operation], bool]) -> None:
     """Wrap the handler of every operation ``only`` selects."""
     for op_id, op in list(ref.operations.items()):
@@ -174,13 +185,14 @@ def btx_rows_restated(ref: Reference) -> None:
         doc="Off by one at the page boundary: `nextCursor` points one row back, so the last row of a page is "
             "the first row of the next.")
 def paging_repeats_boundary_row(ref: Reference) -> None:
-    for op_id in lists(ref):
-        @around(ref, op_id)
-        def handler(original: Handler, call: Call, op_id: str = op_id) -> Reply:
-            reply = original(call)
-            if isinstance(reply.body, dict) and reply.body.get("nextCursor"):
-                reply.body["nextCursor"] = _shift(ref, op_id, reply.body["nextCursor"], 1)
-            return reply
+    _shift_next_cursors(ref, 1)
+
+
+@mutant("paging-skips-boundary-row", reqs=["CONV-PAGING-CURSOR-OPAQUE"],
+        doc="Off by one the other way: `nextCursor` points one row ahead, so the first row of each next page is "
+            "never listed.")
+def paging_skips_boundary_row(ref: Reference) -> None:
+    _shift_next_cursors(ref, -1)
 
 
 @mutant("paging-cursor-never-ends", reqs=["CONV-PAGING-LAST-PAGE-NO-CURSOR"],

@@ -79,6 +79,13 @@ def idem_expired_key_reexecutes(ref: Reference) -> None:
     ref.idempotency.lookup = unexpired  # type: ignore[method-assign]
 
 
+@mutant("idem-retention-one-day", reqs=["IDEM-RETENTION"],
+        doc="Idempotency records are kept one day instead of 7: a key resent on day six is refused as expired "
+            "instead of replayed.")
+def idem_retention_one_day(ref: Reference) -> None:
+    ref.idempotency.retention = timedelta(days=1)
+
+
 @mutant("dup-window-1-minute", reqs=["DUP-WINDOW"],
         doc="The duplicate-body guard lasts one minute instead of 15.")
 def dup_window_1_minute(ref: Reference) -> None:

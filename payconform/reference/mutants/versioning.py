@@ -43,6 +43,15 @@ def ver_audit_events_unserved(ref: Reference) -> None:
         raise ref.route_not_found("GET", "/payments/organizations/{orgId}/audit-events")
 
 
+@mutant("ver-batch-confirm-not-implemented", reqs=["VER-ADDED-OPERATIONS"],
+        doc="POST batches/{batchId}/confirm (an operation Versioning rule 8 lists as added) is routed but answers "
+            "501 NOT_IMPLEMENTED.")
+def ver_batch_confirm_not_implemented(ref: Reference) -> None:
+    @around(ref, "confirmPayoutBatch")
+    def confirm(original: Handler, call: Call) -> Reply:
+        raise ApiError("NOT_IMPLEMENTED", "Confirming a batch is not implemented.", status=501)
+
+
 @mutant("ver-screened-at-epoch", reqs=["VER-CHANGELOG-FIELDS"],
         doc="A recipient's `screenedAt` (an added field) is answered as epoch seconds, a JSON number.")
 def ver_screened_at_epoch(ref: Reference) -> None:
@@ -51,6 +60,30 @@ def ver_screened_at_epoch(ref: Reference) -> None:
             out.body["screenedAt"] = 1700000000
 
     ref.response_filters.append(epoch)
+
+
+@mutant("ver-disclaimer-as-flag", reqs=["VER-CHANGELOG-FIELDS"],
+        doc="A quote's RegE disclosure (added fields) carries `otherFeesDisclaimer` as the flag `true`, not its text.")
+def ver_disclaimer_as_flag(ref: Reference) -> None:
+    @around(ref, "pricePayout", "sendPayout")
+    def flagged(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        disclosure = reply.body.get("disclosure") if isinstance(reply.body, dict) else None
+        if not isinstance(disclosure, dict):
+            return reply
+        with_flag = {**disclosure, "otherFeesDisclaimer": True}
+        return dataclasses.replace(reply, body={**reply.body, "disclosure": with_flag})
+
+
+@mutant("ver-original-batch-as-number", reqs=["VER-CHANGELOG-FIELDS"],
+        doc="PAYOUT_BATCH_DUPLICATE_REFERENCE names the run in `originalBatchId` (an added field) by its row "
+            "number, a JSON number.")
+def ver_original_batch_as_number(ref: Reference) -> None:
+    def row_number(out: Outgoing) -> None:
+        if out.is_error and isinstance(out.body, dict) and out.body.get("type") == "PAYOUT_BATCH_DUPLICATE_REFERENCE":
+            out.body["originalBatchId"] = 1
+
+    ref.response_filters.append(row_number)
 
 
 @mutant("ver-history-type-as-number", reqs=["VER-CHANGELOG-ENUMS"],
@@ -63,6 +96,29 @@ def ver_history_type_as_number(ref: Reference) -> None:
         reply = original(call)
         entries = [{**e, "type": codes.get(e.get("type"), 9)} for e in reply.body.get("entries") or []]
         return dataclasses.replace(reply, body={**reply.body, "entries": entries})
+
+
+@mutant("ver-settles-to-as-number", reqs=["VER-CHANGELOG-ENUMS"],
+        doc="Funding accounts carry `settlesTo` as a number (0 provider balance, 1 wallet), not a string.")
+def ver_settles_to_as_number(ref: Reference) -> None:
+    codes = {"provider_balance": 0, "wallet": 1}
+
+    @around(ref, "getFundingAccounts")
+    def get_funding_accounts(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        accounts = [{**a, "settlesTo": codes.get(a.get("settlesTo"), 9)} for a in reply.body.get("data") or []]
+        return dataclasses.replace(reply, body={**reply.body, "data": accounts})
+
+
+@mutant("ver-sandbox-events-partial-refund-refused", reqs=["VER-SANDBOX-EVENTS-ENUM"],
+        doc="Sandbox registration takes the approval types but refuses `checkout_payment.partially_refunded`, "
+            "added after them, in `events`.")
+def ver_sandbox_events_partial_refund_refused(ref: Reference) -> None:
+    @around(ref, "createSandboxWebhookEndpoint")
+    def create(original: Handler, call: Call) -> Reply:
+        if "checkout_payment.partially_refunded" in (body(call).get("events") or []):
+            raise ApiError("VALIDATION_ERROR", errors=[{"field": "events", "reason": "unknown event type"}])
+        return original(call)
 
 
 @mutant("ver-error-type-renamed", reqs=["VER-ERROR-TYPE-STABLE"],

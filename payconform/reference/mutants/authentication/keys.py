@@ -69,6 +69,16 @@ def _scope_dropped_with_write(ref: Reference, scope: str) -> None:
     ref.auth.issue = issue  # type: ignore[method-assign]
 
 
+def _write_dropped_beside(ref: Reference, scope: str) -> None:
+    """A key asked with `write` and `scope` is issued without `write`: the scope read as taking its place."""
+    original = ref.auth.issue
+
+    def issue(org_id: str, mode: str, scopes: list[str], *rest: Any) -> tuple[KeyRecord, str]:
+        return original(org_id, mode, [s for s in scopes if s != "write" or scope not in scopes], *rest)
+
+    ref.auth.issue = issue  # type: ignore[method-assign]
+
+
 def _with_scopes(ref: Reference, change: Callable[[frozenset[str]], frozenset[str]]) -> None:
     """createPayout sees the caller's scopes through `change`."""
     def wrap(original: Handler) -> Handler:
@@ -147,7 +157,7 @@ def scopes_checked_on_first_request_only(ref: Reference) -> None:
     ref.auth.authorize = authorize  # type: ignore[method-assign]
 
 
-@mutant("refunds-scope-not-enough", reqs=["AUTH-REFUNDS-SCOPE"],
+@mutant("refunds-scope-not-enough", reqs=["AUTH-REFUNDS-SCOPE", "REFUND-SCOPE"],
         doc="A key with `refunds` and `write` is refused the refund route (INSUFFICIENT_SCOPE) like any other key.")
 def refunds_scope_not_enough(ref: Reference) -> None:
     _needs_scope(ref, "refundCheckoutPayment", "admin")
@@ -314,16 +324,28 @@ def refunds_scope_without_write(ref: Reference) -> None:
     _scope_grants_write(ref, "refunds")
 
 
-@mutant("crypto-scope-dropped-with-write", reqs=["KEY-CRYPTO-NEEDS-WRITE"],
+@mutant("crypto-scope-dropped-with-write", reqs=["KEY-CRYPTO-NEEDS-WRITE", "KEY-SCOPES"],
         doc="A key issued with `write` and `crypto_payouts` silently lacks `crypto_payouts`: it cannot pay crypto.")
 def crypto_scope_dropped_with_write(ref: Reference) -> None:
     _scope_dropped_with_write(ref, "crypto_payouts")
 
 
-@mutant("refunds-scope-dropped-with-write", reqs=["KEY-REFUNDS-NEEDS-WRITE"],
+@mutant("refunds-scope-dropped-with-write", reqs=["KEY-REFUNDS-NEEDS-WRITE", "KEY-SCOPES"],
         doc="A key issued with `write` and `refunds` silently lacks `refunds`: it cannot refund.")
 def refunds_scope_dropped_with_write(ref: Reference) -> None:
     _scope_dropped_with_write(ref, "refunds")
+
+
+@mutant("crypto-scope-issued-without-write", reqs=["KEY-CRYPTO-NEEDS-WRITE"],
+        doc="A key asked with `write` and `crypto_payouts` is issued without `write`: it holds the scope alone.")
+def crypto_scope_issued_without_write(ref: Reference) -> None:
+    _write_dropped_beside(ref, "crypto_payouts")
+
+
+@mutant("refunds-scope-issued-without-write", reqs=["KEY-REFUNDS-NEEDS-WRITE"],
+        doc="A key asked with `write` and `refunds` is issued without `write`: it holds the scope alone.")
+def refunds_scope_issued_without_write(ref: Reference) -> None:
+    _write_dropped_beside(ref, "refunds")
 
 
 @mutant("test-live-data-mixed", reqs=["AUTH-TEST-KEY-SANDBOX"],

@@ -1,5 +1,5 @@
-"""Mutants of the Authentication part about signed requests: the signature header, its canonical lines
-and the ECDSA checks.
+"""Mutants of the Authentication part about signed requests: the signature header, its canonical lines,
+the ECDSA checks and the signing keys themselves (the freshness rules are in `freshness.py`).
 
 Each changes one rule of one server instance through the patch points of `reference.py`.
 """
@@ -11,18 +11,14 @@ import dataclasses
 import json
 import secrets
 from collections.abc import Callable
-from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import binascii
 from cryptography.hazmat.primitives.asymmetric import utils
 
-from ...authentication.auth import Principal
 from ...core.errors import ApiError
 from ...reference import API_PREFIX
-from ...core.requestid import request_id_of
-from ...core.responses import Outgoing
-from ...authentication.signing import TIMESTAMP, SigningKey, public_half, signed_path
+from ...authentication.signing import SigningKey, public_half, signed_path
 from ..registry import mutant
 
 if TYPE_CHECKING:
@@ -113,11 +109,6 @@ def _on_invalid(ref: Reference, reword: Callable[[SigningKey, Request, bytes, st
             raise
 
     ref.signing.check_signed = check_signed  # type: ignore[method-assign]
-
-
-def _without_line(payload: str, line: int) -> list[str]:
-    lines = payload.split("\n")
-    return lines[:line] + lines[line + 1:]
 
 
 KeyMaterial = Callable[[str | None, str | None], tuple[str | None, str | None]]
@@ -253,104 +244,6 @@ def sig_wrong_key_distinct(ref: Reference) -> None:
     _on_invalid(ref, reword)
 
 
-@mutant("skew-window-10-minutes", reqs=["SIGN-TIMESTAMP-SKEW", "ERR-SIGNATURE-TIMESTAMP-SKEW",
-                                        "SIGN-TIMESTAMP-WINDOW"],
-        doc="Signed timestamps are accepted within ten minutes of server time instead of five.")
-def skew_window_10_minutes(ref: Reference) -> None:
-    ref.signing.skew = timedelta(minutes=10)
-
-
-@mutant("skew-window-2-minutes", reqs=["SIGN-TIMESTAMP-SKEW", "SIGN-TIMESTAMP-WINDOW"],
-        doc="Signed timestamps are accepted within two minutes of server time only, instead of five.")
-def skew_window_2_minutes(ref: Reference) -> None:
-    ref.signing.skew = timedelta(minutes=2)
-
-
-@mutant("skew-future-unchecked", reqs=["SIGN-TIMESTAMP-SKEW"],
-        doc="Only timestamps in the past are checked; any future timestamp is fresh.")
-def skew_future_unchecked(ref: Reference) -> None:
-    ref.signing.fresh = lambda timestamp, now: bool(  # type: ignore[method-assign]
-        TIMESTAMP.match(timestamp)) and now.timestamp() - int(timestamp) <= ref.signing.skew.total_seconds()
-
-
-@mutant("nonce-not-remembered", reqs=["SIGN-NONCE-ONCE", "ERR-SIGNATURE-REPLAYED", "SIGN-REPLAY-NOT-RUN"],
-        doc="Nonces are never remembered: an identical signed request runs again.")
-def nonce_not_remembered(ref: Reference) -> None:
-    ref.signing.spend_nonce = lambda key_id, nonce, forget_after, now: True  # type: ignore[method-assign]
-
-
-@mutant("challenge-missing", reqs=["SIGN-CHALLENGE-202", "ERR-SIGNATURE-CHALLENGE", "SIGN-CHALLENGE-RESEND"],
-        doc="An unsigned request under a signing key answers 401 SIGNATURE_REQUIRED; no challenge is issued.")
-def challenge_missing(ref: Reference) -> None:
-    ref.challenges.issue = lambda key_id, challenge_id, rebuild, now: ApiError(  # type: ignore[method-assign]
-        "SIGNATURE_REQUIRED")
-
-
-@mutant("challenge-401", reqs=["SIGN-CHALLENGE-202"],
-        doc="The challenge body `{type: SIGNATURE_CHALLENGE, requestId, payloadToSign}` comes with 401, not 202.")
-def challenge_401(ref: Reference) -> None:
-    issue = ref.challenges.issue
-    ref.challenges.issue = lambda *args: ApiError("SIGNATURE_CHALLENGE", status=401, **issue(*args).extra)  # type: ignore[method-assign]
-
-
-@mutant("challenge-runs-request", reqs=["SIGN-CHALLENGE-NOTHING-RAN"],
-        doc="The unsigned request runs; then its answer is replaced by the 202 challenge.")
-def challenge_runs_request(ref: Reference) -> None:
-    original = ref.signing.authenticate
-    challenged: dict[str, ApiError] = {}
-
-    async def authenticate(request: Request) -> Principal:
-        try:
-            return await original(request)
-        except ApiError as err:
-            key = ref.signing.find(request.headers.get("x-api-key"))
-            if err.type != "SIGNATURE_CHALLENGE" or key is None:
-                raise
-            challenged[request_id_of(request)] = err
-            return Principal(key.id, key.org_id, key.mode, key.id, key.scopes)
-
-    def answer_challenge(out: Outgoing) -> None:
-        err = challenged.pop(out.request_id, None)
-        if err is not None:
-            out.status, out.is_error, out.body = err.status, True, ref.render_error(err, out.request_id)
-
-    ref.signing.authenticate = authenticate  # type: ignore[method-assign]
-    ref.response_filters.insert(0, answer_challenge)
-
-
-@mutant("challenge-not-bound-to-body", reqs=["SIGN-CHALLENGE-BOUND"],
-        doc="A challenge answer is accepted for a request with another body.")
-def challenge_not_bound_to_body(ref: Reference) -> None:
-    ref.challenges.binds = lambda issued, resent: _without_line(issued, 3) == _without_line(resent, 3)  # type: ignore[method-assign]
-
-
-@mutant("challenge-not-bound-to-path", reqs=["SIGN-CHALLENGE-BOUND"],
-        doc="A challenge answer is accepted for a request with another path (or query string).")
-def challenge_not_bound_to_path(ref: Reference) -> None:
-    ref.challenges.binds = lambda issued, resent: _without_line(issued, 2) == _without_line(resent, 2)  # type: ignore[method-assign]
-
-
-@mutant("challenge-reusable", reqs=["SIGN-CHALLENGE-SINGLE-USE", "SIGN-CHALLENGE-LIFETIME"],
-        doc="An answered challenge can be answered again.")
-def challenge_reusable(ref: Reference) -> None:
-    original = ref.challenges.redeem
-
-    def redeem(*args: object) -> None:
-        try:
-            original(*args)  # type: ignore[arg-type]
-        except ApiError as err:
-            if err.type != "SIGNATURE_REPLAYED":
-                raise
-
-    ref.challenges.redeem = redeem  # type: ignore[method-assign]
-
-
-@mutant("challenge-never-expires", reqs=["SIGN-CHALLENGE-EXPIRY", "SIGN-CHALLENGE-LIFETIME"],
-        doc="Challenges never expire (ten years instead of five minutes).")
-def challenge_never_expires(ref: Reference) -> None:
-    ref.challenges.lifetime = timedelta(days=3650)
-
-
 @mutant("private-key-registrable", reqs=["SIGN-PRIVATE-KEY-REFUSED"],
         doc="A pasted private key is accepted: its public half is registered.")
 def private_key_registrable(ref: Reference) -> None:
@@ -369,6 +262,17 @@ def pem_and_stamp_accepted(ref: Reference) -> None:
 
     def key_material(pem: str | None, stamp: str | None) -> tuple[str | None, str | None]:
         return (original(pem, None)[0], stamp) if pem is not None and stamp is not None else original(pem, stamp)
+
+    ref.signing.key_material = key_material  # type: ignore[method-assign]
+
+
+@mutant("signing-key-without-material", reqs=["SIGN-PEM-OR-STAMP"],
+        doc="A key may be registered with neither a PEM public key nor a stamp key.")
+def signing_key_without_material(ref: Reference) -> None:
+    original: KeyMaterial = ref.signing.key_material
+
+    def key_material(pem: str | None, stamp: str | None) -> tuple[str | None, str | None]:
+        return (None, None) if pem is None and stamp is None else original(pem, stamp)
 
     ref.signing.key_material = key_material  # type: ignore[method-assign]
 
@@ -397,3 +301,20 @@ def signing_key_pinning_ignored(ref: Reference) -> None:
         doc="A read-only signing key may write (Mode B ignores the key's scopes).")
 def signing_key_scopes_ignored(ref: Reference) -> None:
     _looser_keys(ref, lambda key: dataclasses.replace(key, scopes=key.scopes | {"write"}))
+
+
+@mutant("signature-errors-all-invalid", reqs=["SIGN-ERROR-TYPES"],
+        doc="Every signature refusal answers SIGNATURE_INVALID: a replayed nonce and a stale timestamp lose their "
+            "own types (SIGNATURE_REPLAYED, SIGNATURE_TIMESTAMP_SKEW).")
+def signature_errors_all_invalid(ref: Reference) -> None:
+    check_signed = ref.signing.check_signed
+
+    def check(key: SigningKey, request: Request, body: bytes, signature: str, now: datetime) -> None:
+        try:
+            check_signed(key, request, body, signature, now)
+        except ApiError as err:
+            if err.type in ("SIGNATURE_REPLAYED", "SIGNATURE_TIMESTAMP_SKEW"):
+                raise ApiError("SIGNATURE_INVALID") from err
+            raise
+
+    ref.signing.check_signed = check  # type: ignore[method-assign]

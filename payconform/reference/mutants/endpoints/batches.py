@@ -9,9 +9,9 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from ...resources.batches import AWAITING, CANCELED, COMPLETED, FAILED, RECEIVED, VALIDATING
-from ...core.errors import ApiError
+from ...core.errors import ApiError, validation_error
 from ...core.operation import Call, Reply
-from ..patching import Handler, around
+from ..patching import Handler, around, body
 from ..registry import mutant
 from ..support.payouts import rewrite_batch_replies, without_policy, wrap_batch_operations
 
@@ -114,6 +114,16 @@ def plink_submit_answers_link(ref: Reference) -> None:
         return Reply(reply.status, {"id": link["id"] if link else None, "status": "submitted"}, reply.resource_id)
 
 
+@mutant("plink-submit-individuals-only", reqs=["PLINK-SUBMIT"],
+        doc="A submit with `recipientType: business` is refused with 400 VALIDATION_ERROR; only individuals are paid.")
+def plink_submit_individuals_only(ref: Reference) -> None:
+    @around(ref, SUBMIT)
+    def submit_payout_link(original: Handler, call: Call) -> Reply:
+        if body(call).get("recipientType") == "business":
+            raise validation_error([{"field": "recipientType", "reason": "must be individual"}])
+        return original(call)
+
+
 @mutant("plink-resubmit-pays-again", reqs=["PLINK-ALREADY-SUBMITTED"],
         doc="A submitted link stays open: a second submit sends a second payout.")
 def plink_resubmit_pays_again(ref: Reference) -> None:
@@ -146,6 +156,23 @@ def plink_failed_link_spendable(ref: Reference) -> None:
         doc="A link's payout is sent whatever the approval threshold or velocity cap.")
 def plink_ignores_approval_policy(ref: Reference) -> None:
     without_policy(ref, SUBMIT)
+
+
+@mutant("plink-ignores-velocity-cap", reqs=["PLINK-USE-POST-PAYOUTS"],
+        doc="A link's payout is held back by the approval threshold only: it is sent over the velocity cap.")
+def plink_ignores_velocity_cap(ref: Reference) -> None:
+    def wrap(original: Handler) -> Handler:
+        def handler(call: Call) -> Reply:
+            policy = ref.approvals.policy
+            ref.approvals.policy = lambda store, org_id, mode: (  # type: ignore[method-assign]
+                policy(store, org_id, mode)[0], None, None)
+            try:
+                return original(call)
+            finally:
+                ref.approvals.policy = policy  # type: ignore[method-assign]
+        return handler
+
+    ref.wrap_handler(SUBMIT, wrap)
 
 
 @mutant("plink-no-expiry", reqs=["PLINK-NOT-FOUND"],

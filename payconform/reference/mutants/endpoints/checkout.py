@@ -1,4 +1,5 @@
-"""Mutants of the Endpoints part for Checkout products, links, payments and refunds.
+"""Mutants of the Endpoints part for Checkout products, links, payments and refunds (the list of a link's
+payments: `payment_list.py`).
 
 Each changes one rule of one server instance through the patch points of `reference.py`.
 """
@@ -10,7 +11,6 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Iterator
 
 import contextlib
-from starlette.datastructures import QueryParams
 
 from ...core.errors import ApiError, field_error
 from ...core.operation import Call, Operation, Reply
@@ -22,22 +22,6 @@ from ..support.checkout import link_row, payment_row, set_op
 if TYPE_CHECKING:
     from ...authentication.auth import Principal
     from ...reference import Reference
-
-
-def _with_query(call: Call, **values: str) -> None:
-    params = dict(call.query_params)
-    params.update(values)
-    call.query_params = QueryParams(params)
-
-
-def _limit_above_100_becomes(ref: Reference, value: str) -> None:
-    """GET /links/{linkId}/payments takes a `limit` above 100 as ``value`` instead of 100."""
-    @around(ref, "listCheckoutPayments")
-    def list_checkout_payments(original: Handler, call: Call) -> Reply:
-        raw = call.query_params.get("limit") or ""
-        if raw.isdigit() and int(raw) > 100:
-            _with_query(call, limit=value)
-        return original(call)
 
 
 @contextlib.contextmanager
@@ -107,59 +91,6 @@ def expired_link_takes_payments(ref: Reference) -> None:
         ref.store.run("UPDATE links SET status = 'sent', expires_at = NULL WHERE id = ? AND status = 'expired'",
                       (call.params["linkId"],))
         return original(call)
-
-
-@mutant("payments-oldest-first", reqs=["PAY-LIST"], doc="GET /links/{linkId}/payments lists each page oldest first.")
-def payments_oldest_first(ref: Reference) -> None:
-    @around(ref, "listCheckoutPayments")
-    def list_checkout_payments(original: Handler, call: Call) -> Reply:
-        reply = original(call)
-        reply.body["data"].reverse()
-        return reply
-
-
-@mutant("payments-list-lags-status", reqs=["PAY-LIST-AUTHORITATIVE"],
-        doc="GET /links/{linkId}/payments lists a paid payment as `pending`, behind what the simulate call reported.")
-def payments_list_lags_status(ref: Reference) -> None:
-    @around(ref, "listCheckoutPayments")
-    def list_checkout_payments(original: Handler, call: Call) -> Reply:
-        reply = original(call)
-        for row in reply.body["data"]:
-            if row.get("status") == "paid":
-                row["status"] = "pending"
-        return reply
-
-
-@mutant("payments-limit-zero-refused", reqs=["LIMIT-PAY-INVALID-DEFAULT"],
-        doc="`limit=0` on GET /links/{linkId}/payments is a 400 instead of becoming 20.")
-def payments_limit_zero_refused(ref: Reference) -> None:
-    @around(ref, "listCheckoutPayments")
-    def list_checkout_payments(original: Handler, call: Call) -> Reply:
-        if call.query_params.get("limit") == "0":
-            raise field_error("limit", "must be between 1 and 100")
-        return original(call)
-
-
-@mutant("payments-default-limit-10", reqs=["LIMIT-PAY-DEFAULT"],
-        doc="GET /links/{linkId}/payments without `limit` answers pages of 10 instead of 20.")
-def payments_default_limit_10(ref: Reference) -> None:
-    @around(ref, "listCheckoutPayments")
-    def list_checkout_payments(original: Handler, call: Call) -> Reply:
-        if "limit" not in call.query_params:
-            _with_query(call, limit="10")
-        return original(call)
-
-
-@mutant("payments-limit-above-100-becomes-20", reqs=["LIMIT-PAY-CLAMP-HIGH"],
-        doc="A `limit` above 100 on GET /links/{linkId}/payments becomes 20 instead of 100.")
-def payments_limit_above_100_becomes_20(ref: Reference) -> None:
-    _limit_above_100_becomes(ref, "20")
-
-
-@mutant("payments-limit-above-100-becomes-50", reqs=["LIMIT-PAY-CLAMP-HIGH"],
-        doc="A `limit` above 100 on GET /links/{linkId}/payments becomes 50 instead of 100.")
-def payments_limit_above_100_becomes_50(ref: Reference) -> None:
-    _limit_above_100_becomes(ref, "50")
 
 
 @mutant("scenario-table-without-chargeback", reqs=["SBX-SCENARIOS"],
@@ -364,6 +295,18 @@ def archived_product_still_links(ref: Reference) -> None:
             return original(call)
         finally:
             ref.store.run("UPDATE products SET archived = ? WHERE id = ?", (archived[0] if archived else 0, pid))
+
+
+@mutant("archive-pauses-product-links", reqs=["PROD-ARCHIVE"],
+        doc="Archiving a product also pauses the sent links made from it (`cancelled`), not only new links.")
+def archive_pauses_product_links(ref: Reference) -> None:
+    @around(ref, "updateCheckoutProduct")
+    def update_checkout_product(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        if body(call).get("archived") is True:
+            ref.store.run("UPDATE links SET status = 'cancelled' WHERE product_id = ? AND status = 'sent'",
+                          (call.params["productId"],))
+        return reply
 
 
 @mutant("product-delete-with-links-allowed", reqs=["PROD-DELETE-LINKCOUNT"],

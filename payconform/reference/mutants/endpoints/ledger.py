@@ -1,4 +1,5 @@
-"""Mutants of the Endpoints part for balances, balance history, balance transactions and audit events.
+"""Mutants of the Endpoints part for balances, balance transactions, audit events and the queries of the
+balance history (page size, a malformed `since`, a foreign cursor); its entries and rules are `history.py`'s.
 
 Each changes one rule of one server instance through the patch points of `reference.py`.
 """
@@ -7,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import timedelta
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import QueryParams
@@ -15,14 +15,12 @@ from starlette.datastructures import QueryParams
 from ...resources import ledger
 from ...core.clock import iso, parse_instant
 from ...core.errors import ApiError, field_error
-from ...resources.ledger import HISTORY_MAX_ORDERS, order_count
-from ...states.lifecycle import PROCESSING, Step
 from ...core.operation import Call, Reply
-from ..patching import Handler, around, body
+from ..patching import Handler, around
 from ..registry import mutant
 from ..rewrites import rewrite_replies
 from ..support.ledger import (
-    AUDIT, BTX, HISTORY, limit_asked, lists, rewrite_balance, rewrite_entries, unlisted, with_query,
+    AUDIT, BTX, HISTORY, limit_asked, lists, rewrite_balance, unlisted, with_query,
 )
 
 if TYPE_CHECKING:
@@ -41,15 +39,6 @@ def _drop_params(ref: Reference, op_id: str, names: tuple[str, ...]) -> None:
     @around(ref, op_id)
     def handler(original: Handler, call: Call) -> Reply:
         return original(with_query(call, **dict.fromkeys(names)))
-
-
-def _listed_too(ref: Reference, extra: Any) -> None:
-    """Balance history lists `extra(call)` entries besides its own."""
-    @around(ref, HISTORY)
-    def get_balance_history(original: Handler, call: Call) -> Reply:
-        reply = original(call)
-        reply.body["entries"] += extra(call)
-        return reply
 
 
 @mutant("fuzz-history-limit-overflow-500", reqs=["LIMIT-HIST-CLAMP"],
@@ -191,6 +180,15 @@ def btx_created_range_exclusive(ref: Reference) -> None:
         return original(with_query(call, **changes))
 
 
+@mutant("btx-created-before-exclusive", reqs=["BTX-CREATED-RANGE"],
+        doc="`createdBefore` excludes a row created exactly at the bound (a half-open range); `createdAfter` keeps it.")
+def btx_created_before_exclusive(ref: Reference) -> None:
+    @around(ref, BTX)
+    def list_balance_transactions(original: Handler, call: Call) -> Reply:
+        before = parse_instant(call.query_params.get("createdBefore") or "")
+        return original(with_query(call, createdBefore=iso(before - timedelta(milliseconds=1))) if before else call)
+
+
 @mutant("btx-repeated-param-accepted", reqs=["BTX-INVALID-QUERY"],
         doc="A parameter sent twice to balance transactions is taken at its last value instead of refused.")
 def btx_repeated_param_accepted(ref: Reference) -> None:
@@ -209,25 +207,6 @@ def btx_type_filter_first_only(ref: Reference) -> None:
         return original(with_query(call, type=kinds.split(",")[0]) if kinds else call)
 
 
-@mutant("history-topup-pending", reqs=["HIST-ENTRY-SANDBOX-TOPUP"],
-        doc="A sandbox top-up is listed in the balance history as `PENDING`, not `COMPLETED`.")
-def history_topup_pending(ref: Reference) -> None:
-    def pending(body: dict[str, Any]) -> None:
-        for entry in body["entries"]:
-            if entry["type"] == "funding":
-                entry["status"] = "PENDING"
-
-    rewrite_entries(ref, pending)
-
-
-@mutant("history-since-overrides-cursor", reqs=["HIST-CURSOR-XOR-SINCE"],
-        doc="Balance history takes `cursor` and `since` together, ignoring `since`, instead of a 400.")
-def history_since_overrides_cursor(ref: Reference) -> None:
-    @around(ref, HISTORY)
-    def get_balance_history(original: Handler, call: Call) -> Reply:
-        return original(with_query(call, since=None) if call.query_params.get("cursor") else call)
-
-
 @mutant("history-malformed-since-ignored", reqs=["HIST-INVALID-QUERY"],
         doc="Balance history ignores a `since` that is not an instant with a timezone.")
 def history_malformed_since_ignored(ref: Reference) -> None:
@@ -238,100 +217,10 @@ def history_malformed_since_ignored(ref: Reference) -> None:
         return original(call)
 
 
-@mutant("history-reversal-missing", reqs=["HIST-REVERSAL"],
-        doc="A failed or returned payout's money comes back without a `reversal` entry in the balance history.")
-def history_reversal_missing(ref: Reference) -> None:
-    rewrite_entries(ref, lambda body: body.update(entries=[e for e in body["entries"] if e["type"] != "reversal"]))
-
-
-@mutant("history-payout-not-debited", reqs=["HIST-ENTRY-PAYOUT-DEBITED"],
-        doc="A payout drawn from the balance is listed in the history as `COMPLETED` instead of `DEBITED`.")
-def history_payout_not_debited(ref: Reference) -> None:
-    def completed(body: dict[str, Any]) -> None:
-        for entry in body["entries"]:
-            if entry["type"] == "payout":
-                entry["status"] = "COMPLETED"
-
-    rewrite_entries(ref, completed)
-
-
-@mutant("history-size-limit-off-by-one", reqs=["HIST-TOO-LARGE", "HIST-SIZE-LIMIT"],
-        doc="Balance history answers 413 HISTORY_TOO_LARGE already at exactly 100,000 orders.")
-def history_size_limit_off_by_one(ref: Reference) -> None:
-    @around(ref, HISTORY)
-    def get_balance_history(original: Handler, call: Call) -> Reply:
-        if order_count(ref.store, call.org_id, call.mode) >= HISTORY_MAX_ORDERS:
-            raise ApiError("HISTORY_TOO_LARGE")
-        return original(call)
-
-
-@mutant("history-size-unlimited", reqs=["HIST-TOO-LARGE", "ERR-HISTORY-TOO-LARGE"],
-        doc="Balance history answers however many orders the organization holds, never 413.")
-def history_size_unlimited(ref: Reference) -> None:
-    @around(ref, HISTORY)
-    def get_balance_history(original: Handler, call: Call) -> Reply:
-        try:
-            return original(call)
-        except ApiError as err:
-            if err.type != "HISTORY_TOO_LARGE":
-                raise
-            return Reply(200, {"entries": [], "hasMore": False})
-
-
-@mutant("history-pending-deposit-listed", reqs=["HIST-ENTRY-DEPOSIT"],
-        doc="A deposit to the funding account is in the balance history while still pending.")
-def history_pending_deposit_listed(ref: Reference) -> None:
-    def pending(call: Call) -> list[dict[str, Any]]:
-        rows = ref.store.all("SELECT * FROM deposits WHERE org_id = ? AND mode = ? AND status = 'pending'",
-                             (call.org_id, call.mode))
-        return [{"id": row["id"], "type": "funding", "status": "COMPLETED", "amount": row["amount"],
-                 "currency": row["currency"]} for row in rows]
-
-    _listed_too(ref, pending)
-
-
-@mutant("compliance-rejection-reversed", reqs=["HIST-COMPLIANCE-STAYS-DEBITED"],
-        doc="A payout rejected by compliance gets its money back (a `reversal`) instead of staying debited.")
-def compliance_rejection_reversed(ref: Reference) -> None:
-    ref.lifecycle.timelines["0005"] = (PROCESSING, Step(30, "payout.failed", "failed", "compliance_rejected", True))
-
-
-@mutant("wallet-payout-debited", reqs=["HIST-WALLET-PAYOUT-NOTHING"],
-        doc="A payout funded from the own wallet is also debited from the balance (a `payout` entry).")
-def wallet_payout_debited(ref: Reference) -> None:
-    @around(ref, "createPayout")
-    def create_payout(original: Handler, call: Call) -> Reply:
-        reply = original(call)
-        if isinstance(reply.body, dict) and reply.body.get("requiresFunding"):
-            ledger.post(call, type="payout", amount=-Decimal(reply.body["sourceAmount"]),
-                        currency=reply.body["sourceCurrency"], order_id=reply.body["payoutId"])
-        return reply
-
-
-@mutant("untracked-movement-listed", reqs=["HIST-UNTRACKED-NETWORK"],
-        doc="A movement on a network whose balance is not tracked is listed as a balance history entry.")
-def untracked_movement_listed(ref: Reference) -> None:
-    def movement(call: Call) -> list[dict[str, Any]]:
-        if ledger.flag(ref.store, call.org_id, call.mode, ledger.UNTRACKED) is None:
-            return []
-        return [{"id": "untracked", "type": "funding", "status": "COMPLETED"}]
-
-    _listed_too(ref, movement)
-
-
 @mutant("hold-not-listed", reqs=["HIST-HOLD-IN-BTX"],
         doc="A hold lowers `available` but is not listed in the balance transactions.")
 def hold_not_listed(ref: Reference) -> None:
     unlisted(ref, ledger.HOLD_TYPES)
-
-
-@mutant("history-since-inclusive", reqs=["HIST-SINCE"],
-        doc="Balance history `since=T` also lists the entries settled exactly at T.")
-def history_since_inclusive(ref: Reference) -> None:
-    @around(ref, HISTORY)
-    def get_balance_history(original: Handler, call: Call) -> Reply:
-        since = parse_instant(call.query_params.get("since") or "")
-        return original(with_query(call, since=iso(since - timedelta(milliseconds=1))) if since else call)
 
 
 @mutant("btx-unloaded-unavailable", reqs=["BTX-EMPTY-BEFORE-LOAD"],
@@ -372,9 +261,3 @@ def paging_bad_cursor_restarts(ref: Reference) -> None:
         doc="GET /balance answers the Balance under a `data` envelope, as the lists do, not as the body itself.")
 def balance_enveloped(ref: Reference) -> None:
     rewrite_replies(ref, "getBalance", lambda reply: dataclasses.replace(reply, body={"data": reply.body}))
-
-
-@mutant("history-entries-as-data", reqs=["HIST-GET"],
-        doc="Balance history answers its entries under `data`, as the other lists do, not `entries`.")
-def history_entries_as_data(ref: Reference) -> None:
-    rewrite_entries(ref, lambda body: body.update(data=body.pop("entries")))

@@ -59,6 +59,15 @@ def velocity_cap_ignored(ref: Reference) -> None:
     ref.approvals.policy = lambda store, org_id, mode: (original(store, org_id, mode)[0], None, None)  # type: ignore[method-assign]
 
 
+@mutant("held-payout-answers-201", reqs=["PAYOUT-CREATE"],
+        doc="A payout held for approvers is answered 201 (the `pending_approval` body unchanged), not 202.")
+def held_payout_answers_201(ref: Reference) -> None:
+    @around(ref, "createPayout")
+    def create_payout(original: Handler, call: Call) -> Reply:
+        reply = original(call)
+        return dataclasses.replace(reply, status=201) if reply.status == 202 else reply
+
+
 @mutant("approval-queue-first-only", reqs=["APPROVAL-LIST"],
         doc="The approval queue lists only its newest approval, whatever the `limit`.")
 def approval_queue_first_only(ref: Reference) -> None:
@@ -135,6 +144,25 @@ def funding_0002_accepted(ref: Reference) -> None:
 def funding_refusal_spends_payout(ref: Reference) -> None:
     refuse_for_good(ref, CONFIRM, "payoutId", {"FUNDING_TRANSACTION_INVALID", "FUNDING_NOT_YET_VERIFIABLE"},
                     "PAYOUT_NOT_FUNDABLE")
+
+
+@mutant("funding-refusal-recorded", reqs=["FUND-CHAIN-CHECKS"],
+        doc="A refused confirmation is recorded all the same: the payout reads `requiresFunding: false`, though a good "
+            "transfer still funds it.")
+def funding_refusal_recorded(ref: Reference) -> None:
+    claimed: set[str] = set()
+
+    @around(ref, CONFIRM)
+    def confirm_payout_funding(original: Handler, call: Call) -> Reply:
+        try:
+            return original(call)
+        except ApiError as err:
+            if err.type in ("FUNDING_TRANSACTION_INVALID", "FUNDING_NOT_YET_VERIFIABLE"):
+                claimed.add(call.params["payoutId"])
+            raise
+
+    rewrite_reads(ref, lambda payout: {**payout, "requiresFunding": False} if payout.get("payoutId") in claimed
+                  else payout)
 
 
 @mutant("funding-reuse-allowed", reqs=["FUND-ALREADY-USED", "FUND-SANDBOX-REUSE",

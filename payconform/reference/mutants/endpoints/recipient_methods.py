@@ -35,6 +35,16 @@ def add_method_not_saved(ref: Reference) -> None:
         return reply
 
 
+@mutant("add-method-fiat-only", reqs=["RCP-ADD-METHOD"],
+        doc="POST /{recipientId}/methods takes bank accounts only: `kind: crypto` is refused (400 VALIDATION_ERROR).")
+def add_method_fiat_only(ref: Reference) -> None:
+    @around(ref, "addBeneficiaryMethod")
+    def add_beneficiary_method(original: Handler, call: Call) -> Reply:
+        if body(call).get("kind") == "crypto":
+            raise validation_error([{"field": "kind", "reason": "must be fiat"}])
+        return original(call)
+
+
 @mutant("add-method-without-method", reqs=["RCP-ADD-METHOD-RESPONSE"],
         doc="The add-method 201 is the recipient without `method` naming the new one.")
 def add_method_without_method(ref: Reference) -> None:

@@ -146,6 +146,29 @@ def patch_empty_name_clears(ref: Reference) -> None:
         return reply
 
 
+@mutant("patch-empty-email-refused", reqs=["RCP-PATCH-EMPTY-IGNORED"],
+        doc="PATCH with `email: \"\"` is refused with 400 VALIDATION_ERROR (not an email address) instead of ignored.")
+def patch_empty_email_refused(ref: Reference) -> None:
+    @around(ref, "updateBeneficiary")
+    def update_beneficiary(original: Handler, call: Call) -> Reply:
+        if body(call).get("email") == "":
+            raise validation_error([{"field": "email", "reason": "not an email address"}])
+        return original(call)
+
+
+@mutant("patch-rewrites-external-id", reqs=["RCP-PATCH-CONTACT-ONLY"],
+        doc="PATCH /{recipientId} also takes `externalId` and rewrites it, not only the contact details.")
+def patch_rewrites_external_id(ref: Reference) -> None:
+    @around(ref, "updateBeneficiary")
+    def update_beneficiary(original: Handler, call: Call) -> Reply:
+        external_id = body(call).pop("externalId", None)
+        reply = original(call)
+        if not isinstance(external_id, str):
+            return reply
+        ref.store.run("UPDATE recipients SET external_id = ? WHERE id = ?", (external_id, reply.resource_id))
+        return read_recipient(ref, call)
+
+
 @mutant("patch-empty-phone-ignored", reqs=["RCP-PATCH-PHONE-CLEARS"],
         doc="PATCH with `phone: \"\"` leaves the phone as it was instead of clearing it.")
 def patch_empty_phone_ignored(ref: Reference) -> None:

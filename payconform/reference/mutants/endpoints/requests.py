@@ -23,7 +23,7 @@ from ...core.errors import ApiError
 from ...conventions.idempotency import canonical_body
 from ...core.operation import WRITE_METHODS, Call, Reply
 from ...operator.keys import api_key_json
-from ..patching import Authenticate, around_authenticate
+from ..patching import Authenticate, Handler, around, around_authenticate
 from ..registry import mutant
 from ..support.requests import Authorize, Execute, on_authz_error
 
@@ -82,6 +82,20 @@ def key_refusals_403_on_writes(ref: Reference) -> None:
             return original(request)
         except ApiError as err:
             if err.status == 401 and request.method != "GET":
+                err.status = 403
+            raise
+
+
+@mutant("pinned-key-refusal-403", reqs=["AUTH-COMMON-401"],
+        doc="A pinned key used from outside its allowlist is refused with 403 KEY_IP_NOT_ALLOWED, reads and writes "
+            "alike, instead of 401.")
+def pinned_key_refusal_403(ref: Reference) -> None:
+    @around_authenticate(ref)
+    def authenticate(original: Authenticate, request: Request) -> Principal:
+        try:
+            return original(request)
+        except ApiError as err:
+            if err.type == "KEY_IP_NOT_ALLOWED":
                 err.status = 403
             raise
 
@@ -287,18 +301,34 @@ def signed_rotation_no_overlap(ref: Reference) -> None:
     ref.signing.set_expiry = lambda key_id, expires_at: original(key_id, iso(ref.clock.wall()))  # type: ignore[method-assign]
 
 
+def _rotate(ref: Reference, call: Call) -> Reply:
+    """What the dashboard's rotation does, done for the call's `apiKeyId`: a successor is issued and the
+    predecessor given its deadline."""
+    row = ref.store.one("SELECT * FROM api_keys WHERE id = ? AND org_id = ?", (call.params["apiKeyId"], call.org_id))
+    if row is None:
+        raise ApiError("NOT_FOUND", "No such key in this organization.")
+    successor, raw = ref.auth.issue(call.org_id, row["mode"], json.loads(row["scopes"]), add_years(call.now, 1),
+                                    json.loads(row["pinned_ips"]), call.now)
+    deadline = ref.rotation.deadline(row["expires_at"], call.now)
+    ref.store.run("UPDATE api_keys SET expires_at = ? WHERE id = ?", (deadline, row["id"]))
+    return Reply(201, {**api_key_json(successor, raw), "previousValidUntil": deadline}, successor.id)
+
+
 @mutant("api-key-can-rotate", reqs=["ROT-API-KEY-REFUSED"],
         doc="An API key may call POST /organizations/{orgId}/api-keys/{apiKeyId}/rotate: a successor is issued.")
 def api_key_can_rotate(ref: Reference) -> None:
-    def rotate(call: Call) -> Reply:
-        row = ref.store.one("SELECT * FROM api_keys WHERE id = ? AND org_id = ?",
-                            (call.params["apiKeyId"], call.org_id))
-        if row is None:
-            raise ApiError("NOT_FOUND", "No such key in this organization.")
-        successor, raw = ref.auth.issue(call.org_id, row["mode"], json.loads(row["scopes"]), add_years(call.now, 1),
-                                        json.loads(row["pinned_ips"]), call.now)
-        deadline = ref.rotation.deadline(row["expires_at"], call.now)
-        ref.store.run("UPDATE api_keys SET expires_at = ? WHERE id = ?", (deadline, row["id"]))
-        return Reply(201, {**api_key_json(successor, raw), "previousValidUntil": deadline}, successor.id)
+    ref.wrap_handler("rotateApiKey", lambda original: lambda call: _rotate(ref, call))
 
-    ref.wrap_handler("rotateApiKey", lambda original: rotate)
+
+@mutant("api-key-rotate-refused-after-rotating", reqs=["ROT-API-KEY-REFUSED"],
+        doc="An API key's call of the rotate route is refused only after it ran: the answer is 403, but the "
+            "predecessor has its 24-hour deadline and a successor is issued.")
+def api_key_rotate_refused_after_rotating(ref: Reference) -> None:
+    @around(ref, "rotateApiKey")
+    def rotate_api_key(original: Handler, call: Call) -> Reply:
+        _rotate(ref, call)
+        try:
+            return original(call)
+        except ApiError as err:
+            err.keeps_writes = True
+            raise

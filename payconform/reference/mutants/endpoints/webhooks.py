@@ -53,6 +53,13 @@ def webhooks_bulk_replay_not_resent(ref: Reference) -> None:
     ref.events.requeue = lambda delivery, now: None  # type: ignore[method-assign]
 
 
+@mutant("webhooks-bulk-replay-failed-means-all", reqs=["WH-REPLAY-BULK"],
+        doc="Bulk replay with `status: failed` (the default) requeues every delivery in the window, delivered ones "
+            "too, as `all` does.")
+def webhooks_bulk_replay_failed_means_all(ref: Reference) -> None:
+    ref.events.replayable["failed"] = ref.events.replayable["all"]
+
+
 @mutant("webhooks-rotation-single-signature", reqs=["WH-ROTATE-SECRET"],
         doc="After rotation only the new secret signs; the old one is dropped at once.")
 def webhooks_rotation_single_signature(ref: Reference) -> None:
@@ -75,6 +82,15 @@ def webhooks_register_refused(ref: Reference) -> None:
 
     ref.operations["createSandboxWebhookEndpoint"] = dataclasses.replace(
         ref.operations["createSandboxWebhookEndpoint"], handler=handler)
+
+
+@mutant("webhooks-sandbox-register-drops-events", reqs=["WH-SBX-REGISTER"],
+        doc="Sandbox registration ignores `events`: the endpoint is registered (201) opted in to nothing.")
+def webhooks_sandbox_register_drops_events(ref: Reference) -> None:
+    @around(ref, "createSandboxWebhookEndpoint")
+    def create_sandbox_webhook_endpoint(original: Handler, call: Call) -> Reply:
+        body(call).pop("events", None)
+        return original(call)
 
 
 @mutant("webhooks-sandbox-endpoint-never-sent", reqs=["WH-TEST-KEY-SANDBOX-PATH"],
@@ -123,6 +139,17 @@ def webhooks_management_accepts_api_key(ref: Reference) -> None:
     for op_id in ("createWebhookEndpoint", "deleteWebhookEndpoint", "setWebhookEndpointEnabled",
                   "rotateWebhookEndpointSecret", "replayWebhookDelivery", "replayWebhookDeliveries"):
         ref.operations[op_id] = dataclasses.replace(ref.operations[op_id], handler=lambda call: Reply(200, {}))
+
+
+@mutant("webhooks-deliveries-refuse-api-key", reqs=["WH-MGMT-DASHBOARD-ONLY"],
+        doc="GET /{id}/deliveries, one of the two API-key-readable routes, refuses an API key (403) like the "
+            "dashboard-only ones.")
+def webhooks_deliveries_refuse_api_key(ref: Reference) -> None:
+    def handler(call: Call) -> Reply:
+        raise ApiError("FORBIDDEN", "Managing webhook endpoints needs a signed-in dashboard session.")
+
+    op = ref.operations["listWebhookEndpointDeliveries"]
+    ref.operations[op.op_id] = dataclasses.replace(op, handler=handler)
 
 
 @mutant("webhooks-developer-tools-ignored", reqs=["WH-SBX-DEVELOPER-DISABLED", "ERR-DEVELOPER-FEATURE-DISABLED"],

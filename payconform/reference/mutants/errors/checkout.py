@@ -12,6 +12,7 @@ from ...core.operation import Call, Reply
 from ...core.responses import Outgoing
 from ..patching import Handler, around, body
 from ..registry import mutant
+from ..rewrites import rewrite_refusals
 from ..support.checkout import link_row, payment_row
 
 if TYPE_CHECKING:
@@ -101,6 +102,13 @@ def dispute_ignored(ref: Reference) -> None:
     def refund_checkout_payment(original: Handler, call: Call) -> Reply:
         ref.store.run("UPDATE checkout_payments SET disputed = 0 WHERE id = ?", (call.params["paymentId"],))
         return original(call)
+
+
+@mutant("refund-disputed-as-not-allowed", reqs=["REFUND-ERROR-TYPES", "ERR-REFUND-DISPUTED"],
+        doc="A refund of a disputed payment answers REFUND_NOT_ALLOWED instead of REFUND_DISPUTED.")
+def refund_disputed_as_not_allowed(ref: Reference) -> None:
+    rewrite_refusals(ref, "refundCheckoutPayment", lambda call, err: ApiError("REFUND_NOT_ALLOWED", err.detail)
+                     if err.type == "REFUND_DISPUTED" else None)
 
 
 @mutant("concurrent-refunds-allowed", reqs=["ERR-REFUND-IN-PROGRESS"],

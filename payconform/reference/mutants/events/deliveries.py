@@ -61,6 +61,13 @@ def events_id_per_attempt(ref: Reference) -> None:
     ref.dispatcher.after_attempt = counted
 
 
+@mutant("events-feed-row-id-differs", reqs=["EVT-ID"],
+        doc="The feed lists each event under its own row id (`row_<sequence>`), not the event id delivered.")
+def events_feed_row_id_differs(ref: Reference) -> None:
+    rewrite_webhook_replies(ref, ("listEvents",), lambda body: {
+        **body, "data": [{**row, "id": f"row_{row['sequence']}"} for row in body["data"]]})
+
+
 @mutant("events-signatures-comma-joined", reqs=["EVT-HEADER-SIGNATURE"],
         doc="During a secret rotation the two `v1,<base64>` values of `whk-signature` are joined by a comma, not a space.")
 def events_signatures_comma_joined(ref: Reference) -> None:

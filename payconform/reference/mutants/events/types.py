@@ -216,6 +216,13 @@ def events_partial_refund_missing(ref: Reference) -> None:
     _drop(ref, "checkout_payment.partially_refunded")
 
 
+@mutant("events-partial-refund-status-renamed", reqs=["EVT-CHECKOUT-PARTIALLY-REFUNDED"],
+        doc="`checkout_payment.partially_refunded` carries `status: partially_refunded`, named after the event, "
+            "instead of `paid`.")
+def events_partial_refund_status_renamed(ref: Reference) -> None:
+    rewrite_event_data(ref, "checkout_payment.partially_refunded", lambda d: {**d, "status": "partially_refunded"})
+
+
 @mutant("events-type-renamed", reqs=["EVT-TYPES-22", "EVT-TYPE"],
         doc="A completed payout is announced as `payout.succeeded`, a type outside the 22.")
 def events_type_renamed(ref: Reference) -> None:

@@ -6,8 +6,10 @@ Each changes one rule of one server instance through the patch points of `refere
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from ...core.clock import iso, parse_instant
 from ...core.errors import ApiError
 from ...core.operation import Call, Reply
 from ..patching import Handler, around, body
@@ -115,6 +117,17 @@ def link_description_frozen(ref: Reference) -> None:
         doc="A link made from a product does not name it: `productId` is left out, the product only in `items`.")
 def link_without_product_id(ref: Reference) -> None:
     _rewrite_links(ref, lambda link: link.pop("productId", None))
+
+
+@mutant("link-default-expiry", reqs=["LINK-FIELDS"],
+        doc="A link made without `expiresAt` reads an expiry 30 days after its creation instead of null.")
+def link_default_expiry(ref: Reference) -> None:
+    def expiring(link: dict[str, Any]) -> None:
+        created = parse_instant(str(link.get("createdAt")))
+        if link.get("expiresAt") is None and created is not None:
+            link["expiresAt"] = iso(created + timedelta(days=30))
+
+    _rewrite_links(ref, expiring)
 
 
 @mutant("link-status-canceled", reqs=["LINK-STATUS-VALUES"],

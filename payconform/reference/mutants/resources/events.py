@@ -35,6 +35,17 @@ def events_api_version_string(ref: Reference) -> None:
     _envelope(ref, lambda e: e.update({"apiVersion": "1"}))
 
 
+@mutant("ver-webhook-version-header-missing", reqs=["VER-WEBHOOK-API-VERSION"],
+        doc="Deliveries carry `apiVersion: 1` in the body but no `Svc-Webhook-Version` header to branch on.")
+def ver_webhook_version_header_missing(ref: Reference) -> None:
+    original = ref.dispatcher.headers
+
+    def headers(*args: Any) -> dict[str, str]:
+        return {k: v for k, v in original(*args).items() if k.lower() != "svc-webhook-version"}
+
+    ref.dispatcher.headers = headers
+
+
 @mutant("events-livemode-true", reqs=["EVT-LIVEMODE", "EVT-SANDBOX-LIVEMODE"],
         doc="Sandbox events carry `livemode: true`.")
 def events_livemode_true(ref: Reference) -> None:
@@ -85,6 +96,13 @@ def webhooks_list_missing_health(ref: Reference) -> None:
              lambda body: {**body, "data": [{k: v for k, v in r.items() if k not in health} for r in body["data"]]})
 
 
+@mutant("webhooks-list-success-unrecorded", reqs=["WH-ENDPOINT-FIELDS"],
+        doc="Listed endpoints keep `lastSuccessAt` null after accepting a delivery: only failures reach the health.")
+def webhooks_list_success_unrecorded(ref: Reference) -> None:
+    rewrite_webhook_replies(ref, ("listWebhookEndpoints",),
+                            lambda body: {**body, "data": [{**r, "lastSuccessAt": None} for r in body["data"]]})
+
+
 @mutant("webhooks-deliveries-with-payload", reqs=["WH-DELIVERY-NO-PAYLOAD"], doc="Delivery rows carry the payload.")
 def webhooks_deliveries_with_payload(ref: Reference) -> None:
     def change(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -100,6 +118,12 @@ def webhooks_deliveries_with_payload(ref: Reference) -> None:
         doc="`checkout_payment.partially_refunded` carries the piece as `refunded`, not the running total.")
 def events_partial_refund_total_is_piece(ref: Reference) -> None:
     rewrite_event_data(ref, "checkout_payment.partially_refunded", lambda d: {**d, "refunded": d["refund"]})
+
+
+@mutant("events-partial-refund-piece-is-total", reqs=["PAY-WEBHOOK-PARTIAL-REFUND"],
+        doc="`checkout_payment.partially_refunded` carries the running total as `refund`, not the piece.")
+def events_partial_refund_piece_is_total(ref: Reference) -> None:
+    rewrite_event_data(ref, "checkout_payment.partially_refunded", lambda d: {**d, "refund": d["refunded"]})
 
 
 @mutant("events-checkout-amounts-in-base-units", reqs=["PAY-WEBHOOK-DECIMAL"],

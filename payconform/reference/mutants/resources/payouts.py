@@ -37,6 +37,12 @@ def approval_fields_missing(ref: Reference) -> None:
     rewrite_approvals(ref, lambda a: {k: v for k, v in a.items() if k not in ("requiredApprovals", "approvals")})
 
 
+@mutant("approval-counts-the-requester", reqs=["APPROVAL-FIELDS"],
+        doc="`approvals` counts the requester: an approval no approver has decided reads `approvals: 1`.")
+def approval_counts_the_requester(ref: Reference) -> None:
+    rewrite_approvals(ref, lambda a: {**a, "approvals": a["approvals"] + 1} if "approvals" in a else a)
+
+
 @mutant("batch-status-queued", reqs=["BATCH-STATUS-VALUES"],
         doc="A run not yet validated reads `queued`, a status outside the spec's six.")
 def batch_status_queued(ref: Reference) -> None:
@@ -210,6 +216,18 @@ def rege_lines_unsigned(ref: Reference) -> None:
 
     for op_id in ("pricePayout", "sendPayout"):
         _rewrite_answer(ref, op_id, unsigned)
+
+
+@mutant("rege-kind-pre-payment", reqs=["DISC-REGE-SHAPE"],
+        doc="The RegEDisclosure of a quote spells its `kind` `pre_payment`, not `prepayment`.")
+def rege_kind_pre_payment(ref: Reference) -> None:
+    def respelled(body: dict[str, Any]) -> dict[str, Any]:
+        disclosure = body.get("disclosure")
+        if isinstance(disclosure, dict) and disclosure.get("kind") == "prepayment":
+            body["disclosure"] = {**disclosure, "kind": "pre_payment"}
+        return body
+
+    _rewrite_answer(ref, "pricePayout", respelled)
 
 
 @mutant("funding-accounts-unsettled", reqs=["DISC-FUNDING-ACCOUNT"],

@@ -171,6 +171,17 @@ def recipient_type_uppercase(ref: Reference) -> None:
     ref.response_filters.append(upper)
 
 
+@mutant("recipient-type-always-individual", reqs=["RCP-FIELDS"],
+        doc="Recipients answer `type: individual` whatever was sent: a business reads as an individual.")
+def recipient_type_always_individual(ref: Reference) -> None:
+    def individual(out: Outgoing) -> None:
+        for obj in objects(out.body):
+            if "paymentMethods" in obj and obj.get("type") == "business":
+                obj["type"] = "individual"
+
+    ref.response_filters.append(individual)
+
+
 @mutant("method-kind-bank", reqs=["RCP-METHOD-FIELDS"],
         doc="A recipient's `paymentMethods[].kind` is answered as `bank` instead of `fiat` or `crypto`.")
 def method_kind_bank(ref: Reference) -> None:

@@ -81,6 +81,24 @@ def forced_chargeback_moves_twice(ref: Reference) -> None:
     ref.checkout.forced["chargeback"] = ((*leaves, to), to, event)
 
 
+@mutant("forced-chargeback-not-announced", reqs=["PAY-FORCE-SAME-GUARD"],
+        doc="A forced chargeback moves the payment to reversed without recording `checkout_payment.reversed`; the "
+            "timeline, finding it reversed, records none either.")
+def forced_chargeback_not_announced(ref: Reference) -> None:
+    forcing: list[str] = []
+
+    @around(ref, "simulateCheckoutPaymentOutcome")
+    def simulate_checkout_payment_outcome(original: Handler, call: Call) -> Reply:
+        forcing.append(str(body(call).get("action")))
+        try:
+            return original(call)
+        finally:
+            forcing.pop()
+
+    on_record(ref, lambda rec, o, m, t, d, n: "" if forcing == ["chargeback"] and t == "checkout_payment.reversed"
+              else rec(o, m, t, d, n))
+
+
 @mutant("forced-fail-refused", reqs=["PAY-T-FORCE-FAIL"], doc="Forcing `fail` on an in-flight payment never moves it.")
 def forced_fail_refused(ref: Reference) -> None:
     ref.checkout.forced["fail"] = ((), *ref.checkout.forced["fail"][1:])
@@ -229,6 +247,14 @@ def deleted_draft_kept(ref: Reference) -> None:
         reply = original(call)
         ref.store.run("UPDATE links SET deleted_at = NULL WHERE id = ?", (call.params["linkId"],))
         return reply
+
+
+@mutant("partial-refund-announced-as-refunded", reqs=["PAY-EVENTS"],
+        doc="A partial refund keeps the payment `paid` but is announced as `checkout_payment.refunded` instead of "
+            "`checkout_payment.partially_refunded`.")
+def partial_refund_announced_as_refunded(ref: Reference) -> None:
+    partial, full = "checkout_payment.partially_refunded", "checkout_payment.refunded"
+    on_record(ref, lambda rec, o, m, t, d, n: rec(o, m, full if t == partial else t, d, n))
 
 
 @mutant("partial-refund-marks-refunded", reqs=["PAY-EVENTS", "PAY-PAID-NOT-FINAL"],

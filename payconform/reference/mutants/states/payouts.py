@@ -18,6 +18,7 @@ from ...resources.batches import COMPLETED as BATCH_COMPLETED
 from ...states.lifecycle import COMPLETED, DEFAULT, PROCESSING, Step
 from ..patching import Handler, around
 from ..registry import mutant
+from ..support.events import on_record
 from ..support.payouts import QUEUE, rewrite_approvals, rewrite_batch_replies
 
 if TYPE_CHECKING:
@@ -43,6 +44,12 @@ DAY = 86400
         doc="A payout at the approval threshold is created at once instead of being held (202).")
 def approval_threshold_ignored(ref: Reference) -> None:
     ref.approvals.default_threshold = None
+
+
+@mutant("approval-pending-not-announced", reqs=["PAYOUT-T-CREATE-APPROVAL", "APPROVAL-T-PENDING"],
+        doc="A held payout answers 202 `pending_approval`, but no `payout_approval.pending` event is recorded.")
+def approval_pending_not_announced(ref: Reference) -> None:
+    on_record(ref, lambda rec, o, m, t, d, n: "" if t == "payout_approval.pending" else rec(o, m, t, d, n))
 
 
 @mutant("approval-expires-after-48-hours", reqs=["APPROVAL-T-EXPIRED", "APPROVAL-EXPIRY-LIMIT", "APPROVAL-EXPIRES-AT"],
@@ -106,6 +113,13 @@ def batch_cancel_not_applied(ref: Reference) -> None:
     rewrite_batch_replies(ref, ("cancelPayoutBatch",), lambda reply: {**reply.body, "status": CANCELED})
 
 
+@mutant("batch-cancel-only-awaiting-confirmation", reqs=["BATCH-T-CANCEL"],
+        doc="Only a run awaiting confirmation can be canceled: a cancel while `received` or `validating` is refused "
+            "(409 PAYOUT_BATCH_NOT_CANCELABLE).")
+def batch_cancel_only_awaiting_confirmation(ref: Reference) -> None:
+    ref.batches.cancelable = (AWAITING,)
+
+
 @mutant("batch-cancel-after-creation", reqs=["BATCH-T-CANCEL-AFTER-CREATION", "ERR-PAYOUT-BATCH-NOT-CANCELABLE"],
         doc="A run whose creation began (completed or failed) is canceled, its payouts left in place.")
 def batch_cancel_after_creation(ref: Reference) -> None:
@@ -145,6 +159,31 @@ def batch_cancel_while_creating(ref: Reference) -> None:
         doc="A run announces an in-progress event (`payout_batch.validating`) when its validation starts.")
 def batch_validating_event(ref: Reference) -> None:
     ref.batches.events[VALIDATING] = "payout_batch.validating"
+
+
+@mutant("batch-lines-not-announced", reqs=["BATCH-EVENTS"],
+        doc="The payouts a run creates from its lines emit no `payout.*` events of their own; only the run's "
+            "`payout_batch.*` events are recorded.")
+def batch_lines_not_announced(ref: Reference) -> None:
+    run = ref.batches.run
+    creating: list[str] = []  # the run whose lines are being created, while they are
+    silent: set[str] = set()  # payouts made from a run's lines
+
+    def run_silently(call: Call, row: Any) -> Any:
+        creating.append(row["id"])
+        try:
+            return run(call, row)
+        finally:
+            creating.pop()
+
+    def record(rec: Callable[..., str], org_id: str, mode: str, type_: str, data: dict, now: Any) -> str:
+        if type_.startswith("payout.") and (creating or data.get("payoutId") in silent):
+            silent.add(data.get("payoutId"))
+            return ""
+        return rec(org_id, mode, type_, data, now)
+
+    ref.batches.run = run_silently  # type: ignore[method-assign]
+    on_record(ref, record)
 
 
 @mutant("webhooks-never-auto-disabled", reqs=["WH-AUTO-DISABLE"],
@@ -294,6 +333,16 @@ def payout_failed_recovers(ref: Reference) -> None:
     for scenario in ("0003", "0004"):
         recovered = Step(DAY, "payout.completed", "completed", completes=True)
         ref.lifecycle.timelines[scenario] = (*ref.lifecycle.timelines[scenario], recovered)
+
+
+@mutant("payout-canceled-revived-by-funding", reqs=["PAYOUT-TERMINAL"],
+        doc="Funds confirmed for a canceled payout revive it: it reads `pending` again and goes on to be paid.")
+def payout_canceled_revived_by_funding(ref: Reference) -> None:
+    @around(ref, "confirmPayoutFunding")
+    def confirm_payout_funding(original: Handler, call: Call) -> Reply:
+        ref.store.run("UPDATE payouts SET status = 'pending', funds_returned = NULL WHERE id = ? AND status = "
+                      "'canceled'", (call.params["payoutId"],))
+        return original(call)
 
 
 @mutant("payout-created-processing", reqs=["PAYOUT-T-CREATE"],
