@@ -238,8 +238,9 @@ class Contract:
 
     def checks(self, req_id: str) -> dict | None:
         """How deep a verdict of ``req_id`` goes (``catalog/checks.yaml``, generated from the reference's mutants):
-        ``checked``, the clauses its tests are shown to check (``{mutant, breaks, with?}``), and ``not_checked``,
-        what a run with an API key alone cannot check and why; None when the record has no entry."""
+        ``checked``, the clauses its tests are shown to check (``{mutant, breaks, with?}``), ``not_checked``,
+        what a run with an API key alone cannot check and why, and ``other_clauses`` (where present), why a clause
+        of the sentence has no mutant of its own; None when the record has no entry."""
         entry = (self._catalog("checks").get("requirements") or {}).get(req_id)
         return dict(entry) if isinstance(entry, Mapping) else None
 

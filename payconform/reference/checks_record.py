@@ -4,7 +4,8 @@ Per requirement of the contract (those that bind the server), `checked` lists th
 to check: one item per mutant of this server aimed at it (its name and what it breaks; the kill matrix proves
 a test of its requirements fails under it). `not_checked` says what a run with an API key alone cannot check,
 and why, from the requirement's own entry (`testable`, `reason`, `needs`, the `Needs:` part of `notes`,
-`operator_clauses`: what only the operator brings about where a key checks the rest).
+`operator_clauses`: what only the operator brings about where a key checks the rest). `other_clauses` says,
+from `unmutated`, why a clause of a sentence that reads as several has no mutant of its own.
 
 The record is built when the mutants change, by the reference's command line
 (`python -m payconform.reference --write-checks contract`), and committed; the suite reads the file through
@@ -55,6 +56,9 @@ HEADER = f"""\
 #   not_checked  what a run cannot check and why: `testable: false` with its reason, each of its `needs` a run
 #                with an API key alone lacks (the operator adapter, the clock, real time, other credentials), and
 #                the clauses only the operator brings about where a key checks the others (`operator_clauses`)
+#   other_clauses  where the sentence reads as several clauses and some have no mutant aimed at this
+#                requirement: why (each is another requirement's, the sentence leaves the server free there, ...),
+#                from the requirement's `unmutated`
 """
 
 
@@ -95,11 +99,17 @@ def _not_checked(req: Mapping[str, Any]) -> list[str]:
     return [*out, f"{LACKING['operator']} for: {clauses}"] if clauses else out
 
 
+def _entry(req: Mapping[str, Any], aimed: list[Aimed]) -> dict[str, list]:
+    entry = {"checked": _checked(str(req["id"]), aimed), "not_checked": _not_checked(req)}
+    unmutated = " ".join(str(req.get("unmutated") or "").split())
+    return {**entry, "other_clauses": [unmutated]} if unmutated else entry
+
+
 def record(requirements: Iterable[Mapping[str, Any]], mutants: Iterable[Aimed]) -> dict[str, dict[str, list]]:
-    """Requirement id -> {checked, not_checked}, for every requirement that binds the server."""
+    """Requirement id -> {checked, not_checked, other_clauses?}, for every requirement that binds the server."""
     aimed = list(mutants)
-    return {str(req["id"]): {"checked": _checked(str(req["id"]), aimed), "not_checked": _not_checked(req)}
-            for req in requirements if str(req.get("subject") or "server") == "server"}
+    return {str(req["id"]): _entry(req, aimed) for req in requirements
+            if str(req.get("subject") or "server") == "server"}
 
 
 def text(contract_dir: Path, mutants: Iterable[Aimed]) -> str:

@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from payconform.cli.run import PYTEST_FLAGS
+from payconform.cli.serve import limit_args
 from payconform.listing import ENV_VAR as LISTING_ENV
 from payconform.provision import provision_reference
 
@@ -48,6 +49,12 @@ MUTANT_FUZZ_MAX_REQUESTS = 600
 CONTRACT_FUZZ = ("suites/fuzz/test_stateless.py", "suites/fuzz/test_stateful.py")
 FUZZ_KILLERS = ("request-id-header-missing-on-errors", "error-status-as-string")
 LONG_FIRST = ("suites/fuzz/", "suites/limits/", "suites/events/")  # the parts whose mutant runs take longest
+# The files whose tests judge the per-credential rate limits: a mutant run of them is served at the spec's
+# limits. Every other mutant run is served, and paced, at `SCALED_LIMITS` (declared in its target file, as the
+# target shapes do): at 100 a minute a run of a test that makes a hundred rows waits a minute on the pacer.
+RATE_FILES = ("suites/limits/test_rate_limit.py", "suites/limits/test_history_rate.py",
+              "suites/limits/test_batch_rate.py")
+SCALED_LIMITS = {"rate_limit": 2000, "ip_rate_limit": 40000}
 
 
 @dataclass
@@ -96,22 +103,26 @@ Suggester = Callable[[Path, str], dict]  # (target file, server root URL) -> the
 
 def run_suite(name: str, *, mutant: str | None = None, select: list[str] | None = None,
               files: list[str] | None = None, workers: int = 0, choices: str | None = None,
-              profile: dict | Suggester | None = None, exchanges: bool = False, tier: str = "full") -> SuiteRun:
+              profile: dict | Suggester | None = None, exchanges: bool = False, tier: str = "full",
+              limits: dict[str, int] | None = None) -> SuiteRun:
     """Start a (possibly mutant) reference server, provision it, and run the suites against it. `choices`: the
     reference's configuration where the spec does not show (`--choices`); `profile`: the target file's
     `profile:` override, or what works it out from the provisioned target as a user would (a `Suggester`);
-    `exchanges`: the server logs every answer to `SuiteRun.exchanges`; `tier`: a whole run's `--tier`."""
+    `exchanges`: the server logs every answer to `SuiteRun.exchanges`; `tier`: a whole run's `--tier`;
+    `limits`: `rate_limit` and `ip_rate_limit` other than the spec's, served and declared (`SCALED_LIMITS`)."""
     out_dir = REPORTS / name
     out_dir.mkdir(parents=True, exist_ok=True)
     log = out_dir / "exchanges.jsonl" if exchanges else None
     if log is not None:
         log.unlink(missing_ok=True)
-    with ForkedRefServer(mutant=mutant, choices=choices,
-                         extra_args=["--exchange-log", str(log)] if log else ()) as server, \
+    limits = limits or {}
+    extra = [*(["--exchange-log", str(log)] if log else []),
+             *limit_args(limits.get("rate_limit"), limits.get("ip_rate_limit"))]
+    with ForkedRefServer(mutant=mutant, choices=choices, extra_args=extra) as server, \
             tempfile.TemporaryDirectory(prefix="payconform-target-") as private:
         # a selected run with the fuzz phase gets a larger key pool: the phase is paced by per-key budgets
         fuzzing = bool(select) and any(f.startswith("suites/fuzz/") for f in files or [])
-        target = provision_reference(server, **({"pool_size": MUTANT_POOL_SIZE} if fuzzing else {}))
+        target = provision_reference(server, **({"pool_size": MUTANT_POOL_SIZE} if fuzzing else {}), **limits)
         target_file = target.dump(Path(private) / "target.yaml")
         if profile is not None:
             target.profile = profile(target_file, server.root_url) if callable(profile) else profile
@@ -206,6 +217,9 @@ ones fill the gaps. The mutant runs select
     jobs = {m["name"]: {"mutant": m["name"], "select": m["reqs"],
                         "files": mutant_files(suite_tests, m["name"], m["reqs"])}
             for m in mutants()}
+    for job in jobs.values():
+        if not set(job["files"]) & set(RATE_FILES):
+            job["limits"] = SCALED_LIMITS
     def weight(name: str) -> tuple[int, int]:
         """The long parts first, and within a part the runs of more tests first (a run of a part's every list
         started last would end the session on its own)."""
@@ -217,7 +231,7 @@ ones fill the gaps. The mutant runs select
 
     order = sorted(jobs, key=weight)
     forked.start()
-    return run_many({PRISTINE: {"workers": 2, "exchanges": True}, **{name: jobs[name] for name in order}}, parallel=5)
+    return run_many({PRISTINE: {"workers": 2, "exchanges": True}, **{name: jobs[name] for name in order}}, parallel=6)
 
 
 @pytest.fixture(scope="session")

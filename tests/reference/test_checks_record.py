@@ -59,7 +59,8 @@ def test_not_checked_says_what_a_key_alone_lacks_and_why() -> None:
         {"id": "C", "testable": False, "reason": "not shown", "notes": "The profile supplies them."},
         {"id": "D", "testable": False, "reason": "dashboard-only behaviour"},
         {"id": "R", "subject": "receiver", "testable": True, "needs": ["webhook_receiver"]},
-        {"id": "E", "testable": True, "needs": ["api_key"], "operator_clauses": "holds and  their release"},
+        {"id": "E", "testable": True, "needs": ["api_key"], "operator_clauses": "holds and  their release",
+         "unmutated": "the other  half is F's"},
     ]
     out = record(reqs, [mutants.Mutant("m", ("A", "B"), "A breaks.", lambda ref: None, "mutant")])
     assert set(out) == {"A", "B", "C", "D", "E"}
@@ -71,6 +72,7 @@ def test_not_checked_says_what_a_key_alone_lacks_and_why() -> None:
     assert out["C"] == {"checked": [], "not_checked": ["not specified by the spec — The profile supplies them."]}
     assert out["D"]["not_checked"] == ["not testable over the API: dashboard-only behaviour"]
     assert out["E"]["not_checked"] == ["requires the operator adapter for: holds and their release"]
+    assert out["E"]["other_clauses"] == ["the other half is F's"] and "other_clauses" not in out["A"]
 
 
 def test_the_command_line_writes_the_record(tmp_path: Path, capsys) -> None:

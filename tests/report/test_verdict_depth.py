@@ -1,5 +1,6 @@
 """The report shows beside each requirement how deep its verdict goes (contract/catalog/checks.yaml): the clauses
-its tests are shown to check, as counts with a disclosure, and what a run with a key alone cannot check."""
+its tests are shown to check, as counts with a disclosure, what a run with a key alone cannot check, and why a
+clause of the sentence has no mutant of its own."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from .conftest import CONTRACT, synthetic_results
 RECORD = {"requirements": {
     "CONV-A": {"checked": [{"mutant": "money-as-number", "breaks": "Amounts are JSON numbers."},
                            {"mutant": "money-comma", "breaks": "Amounts use a decimal comma.", "with": ["ERR-B"]}],
-               "not_checked": []},
+               "not_checked": [], "other_clauses": ["the comma half is ERR-B's"]},
     "AUTH-OP": {"checked": [], "not_checked": ["requires the operator adapter: a key only the operator can revoke"]},
     "ERR-B": {"checked": [], "not_checked": []},
 }}
@@ -43,6 +44,7 @@ def test_each_requirement_shows_its_record_beside_it(tmp_path: Path) -> None:
     conv = _block(html, "CONV-A")
     assert '<details class="depth"><summary>checked: 2 clauses</summary>' in conv
     assert "<code>money-as-number</code> Amounts are JSON numbers." in conv and "(with ERR-B)" in conv
+    assert "the sentence's other clauses:<ul><li>the comma half is ERR-B&#39;s</li>" in conv
     auth = _block(html, "AUTH-OP")
     assert "checked: 0 clauses &middot; not checked: 1" in auth and "requires the operator adapter: a key only" in auth
     assert "checked: no clause shown able to fail" in _block(html, "ERR-B")
