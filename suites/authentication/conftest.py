@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -98,13 +98,15 @@ class SigningKeys:
         self.made.append(handle)
         return handle
 
-    def register(self, org: OrgHandle | None = None, **registration: Any) -> SignedOrg:
+    def register(self, org: OrgHandle | None = None, layout: Callable[[str], str] = str,
+                 **registration: Any) -> SignedOrg:
         """A new key (in a fresh organization unless `org` is given); `registration` as
-        `operator.register_signing_key` (scopes, expires_at, pinned_ips, ...)."""
+        `operator.register_signing_key` (scopes, expires_at, pinned_ips, ...); `layout` rewrites the public
+        key's PEM text before it is registered (another valid layout of the same key)."""
         org = org if org is not None else self._fresh_org()
         private_key = generate_private_key_pem()
         data = self._operator.register_signing_key(org.org_id, **{"mode": "test", **registration},
-                                                   public_key_pem=public_key_pem(private_key))
+                                                   public_key_pem=layout(public_key_pem(private_key)))
         return self._handle(org, str(data["id"]), private_key)
 
     def rotate(self, old: SignedOrg) -> SignedOrg:

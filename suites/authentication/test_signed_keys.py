@@ -10,7 +10,15 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from payconform.suite import Contract, expect_error, expect_status, generate_private_key_pem, public_key_pem
+from payconform.suite import (
+    Contract,
+    OperatorError,
+    expect_error,
+    expect_status,
+    fail,
+    generate_private_key_pem,
+    public_key_pem,
+)
 
 from .._support.signing import (
     expect_not_run,
@@ -32,6 +40,19 @@ def test_pasted_private_key_is_refused(operator, fresh_org) -> None:
     expect_operator_refuses(lambda: operator.register_signing_key(org.org_id, public_key_pem=private_key),
                             "a private key registered as a signing key")
     operator.register_signing_key(org.org_id, public_key_pem=public_key_pem(private_key))  # its public half is fine
+
+
+@pytest.mark.req("SIGN-P256-KEYPAIR")
+@pytest.mark.needs("operator")
+def test_public_key_with_crlf_line_ends_is_registered(signing_keys) -> None:
+    """"the public half (any P-256 SPKI public key) is registered": the same SPKI PEM with CRLF line ends (a
+    line end RFC 7468 allows, as it allows LF) registers, and a read signed with its private half is served."""
+    try:
+        org = signing_keys.register(layout=lambda pem: pem.replace("\n", "\r\n"))
+    except OperatorError as exc:
+        fail(f"SIGN-P256-KEYPAIR: \"the public half (any P-256 SPKI public key) is registered\", but the operator "
+             f"refused a P-256 SPKI public key whose PEM lines end in CRLF: {exc}")
+    expect_status(org.api.op("getBalance"), 200, "a read signed with a key registered as a PEM with CRLF line ends")
 
 
 @pytest.mark.req("SIGN-PEM-OR-STAMP")

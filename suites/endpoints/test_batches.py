@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import pytest
 
-from payconform.suite import Api, Contract, Pager, expect, expect_error, expect_status
+from payconform.suite import (
+    Api,
+    Contract,
+    Pager,
+    expect,
+    expect_error,
+    expect_error_body,
+    expect_status,
+)
 
 from .._support.batches import (
     NOWHERE,
@@ -48,6 +56,17 @@ def test_create_answers_202_with_the_run(api: Api, contract: Contract, unique: U
     ex = read(api, contract, run.id)
     expect(ex.json.get("status") in statuses(contract),
            f"the new run reads status {ex.json.get('status')!r}, not one of {statuses(contract)}", ex)
+
+
+@pytest.mark.req("BATCH-CREATE")
+@pytest.mark.needs("profile")
+def test_an_unreadable_run_is_400(api: Api, unique: Unique) -> None:
+    """A body no run can be read from (a JSON string, whatever the profile's shape of a run) is refused with
+    one of the row's statuses, "400, 409, 500": a 400 with an error body of any type, not a 422."""
+    ex = api.op("createPayoutBatch", json=unique("not a run"))
+    expect_error_body(ex, "creating a payout batch from a JSON string")
+    expect(ex.status == 400, f"an unreadable run body answered {ex.status}, not 400 (the row lists 202; 400, 409, "
+           "500)", ex)
 
 
 @pytest.mark.req("BATCH-STATUS-VALUES")

@@ -118,6 +118,22 @@ def test_sandbox_refusals_leave_the_payout_fundable(last_four: str, api_as, cont
     expect_funded(confirm(api, payout_id, tx_hash()), payout_id)
 
 
+@pytest.mark.req("ERR-FUNDING-NOT-YET-VERIFIABLE")
+@pytest.mark.needs("crypto_key", "profile")
+def test_a_hash_not_yet_verifiable_is_confirmed_again_later(api_as, contract: Contract, unique: Unique) -> None:
+    """FUNDING_NOT_YET_VERIFIABLE is "Not mined or readable yet; confirm the same hash later": the same hash sent
+    again (a new key and `X-Allow-Duplicate: true`, so the duplicate guard lets it run) is read again, and in the
+    sandbox its last four digits still pick `0002`: 409 FUNDING_NOT_YET_VERIFIABLE again, never a refusal of
+    that hash for good."""
+    api = api_as("crypto_key")
+    payout_id = create_self_funded(api, contract, unique).json["payoutId"]
+    pending = tx_hash("0002")
+    expect_error(confirm(api, payout_id, pending), 409, "FUNDING_NOT_YET_VERIFIABLE", "a hash ending 0002")
+    again = api.op("confirmPayoutFunding", payoutId=payout_id, json={"transactionHash": pending},
+                   headers={"X-Allow-Duplicate": "true"})
+    expect_error(again, 409, "FUNDING_NOT_YET_VERIFIABLE", "the same hash ending 0002 confirmed again later")
+
+
 @pytest.mark.smoke
 @pytest.mark.req("FUND-ALREADY-USED", "ERR-FUNDING-TRANSACTION-ALREADY-USED", "FUND-SANDBOX-REUSE")
 @pytest.mark.needs("crypto_key", "profile")

@@ -8,13 +8,12 @@ notes). The auto-disable of an endpoint (States > Webhook endpoint) is test_auto
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from payconform.suite import SignatureError, expect, expect_status, run_contract, verify
+from payconform.suite import Delivery, expect, expect_status, run_contract
 
 from .._support.clocked import SLACK, TICK, Timeline, ladder
 from .._support.deliveries import endpoints_listed, register, verified
@@ -22,6 +21,8 @@ from .._support.events import feed
 from .._support.profile import items
 
 NEEDS = ("api_key", "profile", "webhook_receiver", "operator", "clock")
+ROTATION_SLACK = 0.25  # hours a delivery may wait after the rotation before its whk-timestamp is taken
+CLOCK_SLACK = 0.05  # hours the deadline may round or run ahead of the delivery's timestamp
 
 
 def _schedules() -> list[list[int]]:
@@ -198,17 +199,45 @@ def test_bulk_replay_requeues_failed_deliveries(timeline: Timeline, operator, un
                f"payout {payout_id}: the bulk replay was not re-sent with the same whk-id")
 
 
+def _hours_after(instant: Any, timestamp: str | None) -> float | None:
+    """Hours from the Unix `timestamp` to the ISO 8601 `instant` (UTC when it names no offset); None when
+    either is unreadable."""
+    try:
+        moment = datetime.fromisoformat(str(instant))
+        return ((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp() - float(timestamp or "")) / 3600
+    except ValueError:
+        return None
+
+
+def _expect_deadline_a_day_on(until: Any, during: Delivery) -> None:
+    """`previousValidUntil` is when the old secret stops signing, 24 hours after the rotation: read against the
+    `whk-timestamp` of the first delivery after it, with minutes of slack for that delivery's own wait."""
+    hours = _hours_after(until, during.header("whk-timestamp"))
+    expect(hours is not None and 24 - ROTATION_SLACK <= hours <= 24 + CLOCK_SLACK,
+           f"WH-ROTATE-SECRET: \"the old secret keeps signing for 24 hours\", but rotation answered "
+           f"`previousValidUntil: {until!r}`, " + (f"{hours:.2f} hours after" if hours is not None else
+                                                    "no instant to compare with") +
+           f" the first delivery after it (whk-timestamp {during.header('whk-timestamp')!r})")
+
+
 @pytest.mark.smoke
 @pytest.mark.req("WH-ROTATE-SECRET", "EVT-HEADER-SIGNATURE", "ROT-WEBHOOK-SECRET-OVERLAP")
 @pytest.mark.needs(*NEEDS)
 def test_rotation_signs_with_both_secrets_for_24_hours(timeline: Timeline, operator, unique) -> None:
+    """"New secret, returned once with `previousValidUntil`; the old secret keeps signing for 24 hours, so every
+    delivery carries two signatures": the new secret is not listed afterwards, `previousValidUntil` is 24 hours
+    on, deliveries carry both signatures 23 hours on and only the new one past the 24 hours."""
     endpoint, old = register(timeline.org.api, timeline.contract, timeline.box)
     rotated = operator.rotate_webhook_secret(timeline.org.org_id, endpoint["id"])
     new = rotated.get("secret")
     expect(isinstance(new, str) and new.startswith("whsec_") and new != old,
            "rotation answered no new `whsec_` secret")
     expect(rotated.get("previousValidUntil"), "rotation answered no `previousValidUntil`")
+    _, listed = endpoints_listed(timeline.org.api, timeline.contract)
+    expect(new not in listed.text, "WH-ROTATE-SECRET: the new secret is \"returned once\", but the endpoint list "
+                                   "shows it after the rotation", listed)
     during = timeline.first_delivery(timeline.payout(unique))
+    _expect_deadline_a_day_on(rotated["previousValidUntil"], during)
     entries = (during.header("whk-signature") or "").split()
     expect(len([e for e in entries if e.startswith("v1,")]) == 2, f"during the overlap a delivery carries {entries}")
     expect(verified(during, [new, old]) == [new, old], "the two signatures are not by the new and the old secret")
@@ -217,19 +246,24 @@ def test_rotation_signs_with_both_secrets_for_24_hours(timeline: Timeline, opera
     expect(verified(late, [new, old]) == [new, old], "23 hours after rotation the old secret no longer signs")
     timeline.advance(3600 + 120)
     after = timeline.first_delivery(timeline.payout(unique))
-    verified(after, new)
-    with pytest.raises(SignatureError):
-        verify(old, after.header("whk-id"), after.header("whk-timestamp"), after.header("whk-signature"), after.body,
-               now=time.time())
+    expect(verified(after, [new, old]) == [new],
+           "WH-ROTATE-SECRET: \"the old secret keeps signing for 24 hours\", but past the 24 hours a delivery is "
+           f"still signed with it (whk-signature {after.header('whk-signature')!r})")
 
 
-@pytest.mark.req("WH-ENABLED-PAUSED", "WH-ENABLED")
+@pytest.mark.req("WH-ENABLED-PAUSED", "WH-ENABLED", "FEED-IS-RECORD")
 @pytest.mark.needs(*NEEDS)
 def test_paused_endpoint_receives_nothing_and_resumes_with_its_secret(timeline: Timeline, operator, unique) -> None:
+    """The organization's only endpoint is paused: the payout's event reaches nobody, yet it is in the feed."""
     endpoint, secret = register(timeline.org.api, timeline.contract, timeline.box)
     operator.set_webhook_endpoint_enabled(timeline.org.org_id, endpoint["id"], False)
     paused = timeline.payout(unique)
     expect(not timeline.settle(paused, 1, timeout=1.0), "a paused endpoint received a delivery")
+    fed = [e.get("type") for e in feed(timeline.org.api)
+           if isinstance(e.get("data"), dict) and e["data"].get("payoutId") == paused]
+    expect("payout.pending" in fed, f"FEED-IS-RECORD: the `payout.pending` of payout {paused}, recorded while the"
+                                    f" only endpoint was paused, is not in the feed (its events there: {fed}): 'The"
+                                    " feed is the record; a delivery can go missing, the feed cannot.'")
     operator.set_webhook_endpoint_enabled(timeline.org.org_id, endpoint["id"], True)
     verified(timeline.first_delivery(timeline.payout(unique)), secret)
 

@@ -14,7 +14,8 @@ import pytest
 
 from payconform.suite import Contract, expect
 
-from .._support.answers import by_id
+from .._support.answers import by_id, contains
+from .._support.approvals import hold
 from .._support.deliveries import endpoints_listed, kind, parsed, register, reused, verified, wait_for
 from .._support.drive import Stage, Subject, settled
 from .._support.events import feed, has
@@ -54,6 +55,15 @@ def test_checkout_events_reach_only_endpoints_that_opted_in(stage: Stage, webhoo
     expect(paid["id"] in by_id(feed(stage.api, found=has(paid["id"]), since=since)), "the feed without a `type` filter lacks the paid event")
 
 
+@pytest.mark.req("EVT-ROUTING-DEFAULT")
+@pytest.mark.needs(*NEEDS)
+def test_approval_events_reach_endpoints_that_did_not_list_them(stage: Stage) -> None:
+    """The stage's endpoint lists only the checkout-payment events: a held payout's `payout_approval.pending`
+    reaches it all the same ('Payout, batch, approval and endpoint events go to every endpoint by default')."""
+    held = hold(stage.api, stage.contract, stage.unique)
+    stage.delivery_of("payout_approval.pending", Subject("approval", held.approval_id))
+
+
 @pytest.mark.smoke
 @pytest.mark.req("EVT-BACKFILL")
 @pytest.mark.needs(*NEEDS)
@@ -89,13 +99,15 @@ def test_dashboard_registration_returns_the_secret_once(stage: Stage, webhook_re
     verified(next(d for d in seen if subject.delivered(d)), secret)
 
 
-@pytest.mark.req("WH-AT-LEAST-ONCE", "PAYOUT-EVENTS-AT-LEAST-ONCE", "EVT-NO-NETWORK-NAMES", "CONV-MONEY-FEE-OBJECT")
+@pytest.mark.req("WH-AT-LEAST-ONCE", "PAYOUT-EVENTS-AT-LEAST-ONCE", "EVT-NO-NETWORK-NAMES", "CONV-MONEY-FEE-OBJECT",
+                  "EVT-DATA-IMMUTABLE")
 @pytest.mark.needs(*NEEDS)
 @pytest.mark.timeout(300)  # without a clock: two delivery waits and the payout's walk in real time
 def test_payout_events_arrive_once_each_in_sequence_order(stage: Stage, contract: Contract) -> None:
     """A payout walks its sandbox lifecycle with nothing failing (on the clock, or read in real time until it
-    completes): every event of it in the feed reaches the endpoint, in increasing `sequence`; each payload's
-    `status` is a word of the payout table and `fee` is `{amount, currency}`."""
+    completes): every event of it in the feed reaches the endpoint, in increasing `sequence`, with the `data`
+    the feed shows, built when the event was recorded; each payload's `status` is a word of the payout table and
+    `fee` is `{amount, currency}`."""
     payout_id = create_payout(stage.api, contract, stage.unique).json["payoutId"]
     subject = Subject("payout", payout_id)
     stage.delivery_of("payout.pending", subject)
@@ -106,6 +118,12 @@ def test_payout_events_arrive_once_each_in_sequence_order(stage: Stage, contract
     fed = [e for e in feed(stage.api, found=has(*by_id(arrived)), since=str(since)) if subject.matches(e)]
     missing = [e.get("type") for e in fed if e.get("id") not in by_id(arrived)]
     expect(not missing, f"state changes of payout {payout_id} in the feed never reached the endpoint: {missing}")
+    # the payout has moved on since its first events were recorded: their `data` stays as it was built then
+    rebuilt = [e.get("type") for e in fed if e.get("id") in by_id(arrived)
+               and not contains(e.get("data"), by_id(arrived)[e["id"]].get("data"))]
+    expect(not rebuilt, f"EVT-DATA-IMMUTABLE: the feed's `data` of {rebuilt} of payout {payout_id} differs from the"
+                        " delivered one: '`data` | Payload, built once when the event is recorded; the feed returns"
+                        " the same object for the same id'")
     # "at least once": a duplicate may follow a later event, so the order is that of each event's first arrival
     order = [int(b["sequence"]) for b in by_id(arrived).values()]
     expect(order == sorted(order), f"without failures the events of payout {payout_id} first arrived in sequence "

@@ -46,7 +46,8 @@ def _scenarios() -> list[Any]:
 
 
 def _forced() -> list[Any]:
-    return [pytest.param(row, id=row["id"], marks=pytest.mark.req(row["id"]))
+    """The forced rows, each also PAY-FORCE's ("Body: `action` in `chargeback`, `refund`, `fail`")."""
+    return [pytest.param(row, id=row["id"], marks=pytest.mark.req(row["id"], "PAY-FORCE"))
             for row in _rows().values() if row.get("action")]
 
 

@@ -58,3 +58,16 @@ def test_a_balance_funded_payout_is_not_cancelable(api, contract: Contract, uniq
                  "canceling a payout that is not awaiting own funds")
     after = read_payout(api, payout["payoutId"])
     expect(after.json.get("status") != "canceled", "the refused cancel canceled the payout anyway", after)
+
+
+@pytest.mark.req("PAYOUT-STATES")
+@pytest.mark.needs("crypto_key", "profile")
+def test_a_canceled_payout_reads_the_spec_spelling(api_as, contract: Contract, unique: Unique) -> None:
+    """The states are "`pending`, `processing`, `completed`, `failed`, `canceled`": a canceled payout reads
+    exactly `canceled`, not another spelling of it (the cancel's own answer is not shown)."""
+    api = api_as("crypto_key")
+    payout_id = create_self_funded(api, contract, unique).json["payoutId"]
+    cancel_payout(api, payout_id, "canceling a payout awaiting the organization's own funds")
+    after = read_payout(api, payout_id)
+    expect(after.json.get("status") == "canceled",
+           f"the canceled payout reads status {after.json.get('status')!r}, not `canceled`", after)

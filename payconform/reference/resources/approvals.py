@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import ids
 from ..core.clock import iso
-from ..core.errors import ApiError
 from ..core.operation import Call, Reply, StoreServer
 from ..core.store import Store, dumps
 

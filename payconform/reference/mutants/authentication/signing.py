@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import utils
 
 from ...core.errors import ApiError
 from ...reference import API_PREFIX
-from ...authentication.signing import SigningKey, public_half, signed_path
+from ...authentication.signing import KeyMaterialError, SigningKey, public_half, signed_path
 from ..registry import mutant
 
 if TYPE_CHECKING:
@@ -262,6 +262,19 @@ def pem_and_stamp_accepted(ref: Reference) -> None:
 
     def key_material(pem: str | None, stamp: str | None) -> tuple[str | None, str | None]:
         return (original(pem, None)[0], stamp) if pem is not None and stamp is not None else original(pem, stamp)
+
+    ref.signing.key_material = key_material  # type: ignore[method-assign]
+
+
+@mutant("signing-key-pem-lf-only", reqs=["SIGN-P256-KEYPAIR"],
+        doc="A P-256 SPKI public key whose PEM lines end in CRLF is refused: only LF line ends are read.")
+def signing_key_pem_lf_only(ref: Reference) -> None:
+    original: KeyMaterial = ref.signing.key_material
+
+    def key_material(pem: str | None, stamp: str | None) -> tuple[str | None, str | None]:
+        if pem is not None and "\r" in pem:
+            raise KeyMaterialError("public_key_pem", "must be a PEM SubjectPublicKeyInfo public key")
+        return original(pem, stamp)
 
     ref.signing.key_material = key_material  # type: ignore[method-assign]
 

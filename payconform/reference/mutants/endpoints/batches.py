@@ -37,6 +37,19 @@ def batch_create_answers_201(ref: Reference) -> None:
     _answer_201(ref, "createPayoutBatch")
 
 
+@mutant("batch-create-unreadable-422", reqs=["BATCH-CREATE"],
+        doc="A run body the server cannot read is answered 422 (its VALIDATION_ERROR body unchanged), not 400.")
+def batch_create_unreadable_422(ref: Reference) -> None:
+    @around(ref, "createPayoutBatch")
+    def create_payout_batch(original: Handler, call: Call) -> Reply:
+        try:
+            return original(call)
+        except ApiError as err:
+            if err.type != "VALIDATION_ERROR":
+                raise
+            raise ApiError(err.type, err.detail, status=422, errors=err.errors) from None
+
+
 @mutant("batch-read-newest-run", reqs=["BATCH-READ"],
         doc="Reading a run by id answers the organization's newest run.")
 def batch_read_newest_run(ref: Reference) -> None:

@@ -139,6 +139,25 @@ def funding_0002_accepted(ref: Reference) -> None:
     _accept_sandbox_tail(ref, "0002")
 
 
+@mutant("funding-0002-hash-refused-for-good", reqs=["ERR-FUNDING-NOT-YET-VERIFIABLE"],
+        doc="A hash once answered FUNDING_NOT_YET_VERIFIABLE is from then on refused as FUNDING_TRANSACTION_INVALID "
+            "(another hash still funds the payout).")
+def funding_0002_hash_refused_for_good(ref: Reference) -> None:
+    unverifiable: set[str] = set()
+
+    @around(ref, CONFIRM)
+    def confirm_payout_funding(original: Handler, call: Call) -> Reply:
+        value = str(sent_hash(call)).lower()
+        if value in unverifiable:
+            raise ApiError("FUNDING_TRANSACTION_INVALID")
+        try:
+            return original(call)
+        except ApiError as err:
+            if err.type == "FUNDING_NOT_YET_VERIFIABLE":
+                unverifiable.add(value)
+            raise
+
+
 @mutant("funding-refusal-spends-payout", reqs=["FUND-CHAIN-CHECKS"],
         doc="After a refused confirmation the payout is no longer fundable (PAYOUT_NOT_FUNDABLE).")
 def funding_refusal_spends_payout(ref: Reference) -> None:
@@ -235,6 +254,21 @@ def orders_unavailable_as_empty_list(ref: Reference) -> None:
         return handler
 
     ref.wrap_handler("listOrders", wrap)
+
+
+@mutant("orders-unavailable-as-oldest-only", reqs=["ERR-ORDERS-TEMPORARILY-UNAVAILABLE"],
+        doc="When the network read behind GET /orders?reference= fails, the lookup answers 200 with only the oldest "
+            "payout of that reference (the part read before the failure, presented as complete).")
+def orders_unavailable_as_oldest_only(ref: Reference) -> None:
+    @around(ref, "listOrders")
+    def list_orders(original: Handler, call: Call) -> Reply:
+        try:
+            return original(call)
+        except ApiError as err:
+            if err.type != "ORDERS_TEMPORARILY_UNAVAILABLE":
+                raise
+            reply = original(call)
+            return dataclasses.replace(reply, body={**reply.body, "data": reply.body["data"][-1:]})
 
 
 @mutant("payment-reasons-empty", reqs=["DISC-REASONS-ROUTE"],

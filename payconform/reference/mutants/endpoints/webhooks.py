@@ -7,15 +7,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ...core.clock import iso
 from ...core.errors import ApiError
 from ...core.operation import Call, Reply
+from ...events.webhook_endpoints import ROTATION_OVERLAP
 from ..patching import Handler, around, body
 from ..registry import mutant
 from ..support.events import DELIVERY_LISTS, rewrite_webhook_replies
 
 if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
     from ...reference import Reference
 
 
@@ -64,6 +70,41 @@ def webhooks_bulk_replay_failed_means_all(ref: Reference) -> None:
         doc="After rotation only the new secret signs; the old one is dropped at once.")
 def webhooks_rotation_single_signature(ref: Reference) -> None:
     ref.dispatcher.secrets_for = lambda endpoint, now: [endpoint["secret"]]
+
+
+@mutant("webhooks-rotation-old-secret-kept", reqs=["WH-ROTATE-SECRET"],
+        doc="After rotation the old secret keeps signing beside the new one for good, past the 24 hours.")
+def webhooks_rotation_old_secret_kept(ref: Reference) -> None:
+    ref.dispatcher.secrets_for = lambda endpoint, now: [endpoint["secret"]] + (
+        [endpoint["previous_secret"]] if endpoint["previous_secret"] else [])
+
+
+@mutant("webhooks-rotation-deadline-is-rotation-time", reqs=["WH-ROTATE-SECRET"],
+        doc="Rotation answers `previousValidUntil` as the moment of rotation, though the old secret signs for 24 "
+            "hours more.")
+def webhooks_rotation_deadline_is_rotation_time(ref: Reference) -> None:
+    respond = ref.respond
+
+    def answer(request: Request, status: int, body: Any, headers: dict[str, str] | None = None,
+               *, is_error: bool = False) -> Response:
+        if request.url.path.endswith("/rotate-secret") and isinstance(body, dict) and body.get("previousValidUntil"):
+            until = datetime.fromisoformat(body["previousValidUntil"]) - ROTATION_OVERLAP
+            body = {**body, "previousValidUntil": iso(until)}
+        return respond(request, status, body, headers, is_error=is_error)
+
+    ref.respond = answer  # type: ignore[method-assign]
+
+
+@mutant("webhooks-rotation-secret-listed", reqs=["WH-ROTATE-SECRET"],
+        doc="After rotation the endpoint list shows the new secret: it is returned again, not once.")
+def webhooks_rotation_secret_listed(ref: Reference) -> None:
+    def with_secrets(body: Any) -> Any:
+        rotated = {r["id"]: r["secret"] for r in ref.store.all(
+            "SELECT id, secret FROM webhook_endpoints WHERE previous_secret IS NOT NULL")}
+        return {**body, "data": [{**row, "secret": rotated[row["id"]]} if row.get("id") in rotated else row
+                                 for row in body["data"]]}
+
+    rewrite_webhook_replies(ref, ("listWebhookEndpoints",), with_secrets)
 
 
 @mutant("webhooks-delete-ignored", reqs=["WH-DELETE"], doc="Deleting an endpoint changes nothing.")

@@ -33,6 +33,20 @@ def unknown_route_not_found(ref: Reference) -> None:
     ref.route_not_found = lambda method, path: ApiError("NOT_FOUND", "Not found.")  # type: ignore[method-assign]
 
 
+@mutant("unknown-order-route-not-found", reqs=["ERR-ROUTE-NOT-FOUND"],
+        doc="An unknown payout id on GET /orders/{payoutId} answers 404 ROUTE_NOT_FOUND instead of NOT_FOUND, as if "
+            "the route did not match.")
+def unknown_order_route_not_found(ref: Reference) -> None:
+    @around(ref, "getOrder")
+    def get_order(original: Handler, call: Call) -> Reply:
+        try:
+            return original(call)
+        except ApiError as err:
+            if err.type != "NOT_FOUND":
+                raise
+            raise ApiError("ROUTE_NOT_FOUND") from None
+
+
 @mutant("missing-key-403", reqs=["AUTH-MISSING-KEY", "ERR-UNAUTHORIZED"],
         doc="A request without `x-api-key` answers 403 FORBIDDEN instead of 401 UNAUTHORIZED.")
 def missing_key_403(ref: Reference) -> None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...events.events import event_json
 from ...resources.batches import AWAITING, CANCELED, COMPLETED, FAILED, VALIDATING
+from ...resources.payout_view import payout_json
 from ..registry import mutant
 from ..support.events import on_record, rewrite_event_data, rewrite_webhook_replies
 
@@ -100,6 +102,38 @@ def events_feed_data_rebuilt(ref: Reference) -> None:
     rewrite_webhook_replies(ref, ("listEvents",), change)
 
 
+@mutant("events-feed-sequence-number", reqs=["FEED-SAME-OBJECTS"],
+        doc="The feed writes `sequence` as a JSON number, not the decimal string delivered.")
+def events_feed_sequence_number(ref: Reference) -> None:
+    rewrite_webhook_replies(ref, ("listEvents",), lambda body: {
+        **body, "data": [{**row, "sequence": int(row["sequence"])} for row in body["data"]]})
+
+
+@mutant("events-data-rebuilt-on-read", reqs=["EVT-DATA-IMMUTABLE"],
+        doc="`data` of a payout event is rebuilt from the payout as it stands whenever the event is read or sent, "
+            "not built once when it is recorded.")
+def events_data_rebuilt_on_read(ref: Reference) -> None:
+    def envelope(row: Any) -> dict[str, Any]:
+        body = event_json(row)
+        payout_id = body["data"].get("payoutId") if row["type"].startswith("payout.") else None
+        current = ref.store.one("SELECT * FROM payouts WHERE id = ?", (payout_id,)) if payout_id else None
+        return {**body, "data": payout_json(current)} if current is not None else body
+
+    ref.events.envelope = envelope
+
+
+@mutant("events-feed-drops-never-queued", reqs=["FEED-IS-RECORD"],
+        doc="The feed leaves out events queued for no endpoint (recorded while the only endpoint was paused).")
+def events_feed_drops_never_queued(ref: Reference) -> None:
+    original = ref.events.feed
+
+    def feed(org: str, mode: str, since: int | None, types: list[str] | None, limit: int) -> list[Any]:
+        queued = {r["event_id"] for r in ref.store.all("SELECT DISTINCT event_id FROM webhook_deliveries")}
+        return [row for row in original(org, mode, since, types, limit) if row["id"] in queued]
+
+    ref.events.feed = feed
+
+
 @mutant("events-feed-drops-undelivered", reqs=["FEED-IS-RECORD"],
         doc="The feed leaves out events whose deliveries are dead.")
 def events_feed_drops_undelivered(ref: Reference) -> None:
@@ -190,6 +224,14 @@ def events_approval_executed_no_payout_id(ref: Reference) -> None:
 def events_approval_execution_failed_no_error(ref: Reference) -> None:
     rewrite_event_data(ref, "payout_approval.execution_failed",
           lambda d: {"approval": {k: v for k, v in d["approval"].items() if k != "error"}})
+
+
+@mutant("events-approval-execution-failed-generic-error", reqs=["EVT-APPROVAL-EXECUTION-FAILED"],
+        doc="`payout_approval.execution_failed` carries the generic `approval.error.type: INTERNAL`, not the type "
+            "the payout's creation was refused with.")
+def events_approval_execution_failed_generic_error(ref: Reference) -> None:
+    rewrite_event_data(ref, "payout_approval.execution_failed",
+          lambda d: {"approval": {**d["approval"], "error": {"type": "INTERNAL"}}})
 
 
 @mutant("events-approval-data-flat", reqs=["EVT-DATA-APPROVAL"],

@@ -9,7 +9,6 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..patching import body
 from ..registry import mutant
 from ..support.events import DELIVERY_LISTS, on_record, rewrite_event_data, rewrite_webhook_replies
 

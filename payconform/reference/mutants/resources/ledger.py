@@ -9,10 +9,9 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from ...resources import ledger
 from ...core.clock import iso
 from ...core.operation import Call, Reply
-from ..patching import Handler, around, body
+from ..patching import Handler, around
 from ..registry import mutant
 from ..support.ledger import AUDIT, BTX, rewrite_balance, rewrite_entries, unlisted
 

@@ -13,7 +13,7 @@ from ...resources.batches import RECEIVED, VALIDATING
 from ...core.errors import ApiError
 from ...states.lifecycle import PROCESSING, Step
 from ...core.operation import Call, Reply
-from ..patching import Handler, around, body
+from ..patching import Handler, around
 from ..registry import mutant
 from ..support.payouts import (
     retype_batch_refusal, rewrite_approvals, rewrite_batch_replies, rewrite_reads, wrap_batch_operations,

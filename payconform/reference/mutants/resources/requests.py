@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ...authentication.auth import KeyRecord
 from ...core.responses import Outgoing
-from ..patching import body
 from ..registry import mutant
 from ..support.requests import key_row, objects
 

@@ -99,7 +99,8 @@ def forced_chargeback_not_announced(ref: Reference) -> None:
               else rec(o, m, t, d, n))
 
 
-@mutant("forced-fail-refused", reqs=["PAY-T-FORCE-FAIL"], doc="Forcing `fail` on an in-flight payment never moves it.")
+@mutant("forced-fail-refused", reqs=["PAY-T-FORCE-FAIL", "PAY-FORCE"],
+        doc="Forcing `fail` on an in-flight payment never moves it.")
 def forced_fail_refused(ref: Reference) -> None:
     ref.checkout.forced["fail"] = ((), *ref.checkout.forced["fail"][1:])
 
@@ -110,7 +111,7 @@ def forced_chargeback_refused(ref: Reference) -> None:
     ref.checkout.forced["chargeback"] = ((), *ref.checkout.forced["chargeback"][1:])
 
 
-@mutant("forced-refund-refunds-nothing", reqs=["PAY-T-FORCE-REFUND"],
+@mutant("forced-refund-refunds-nothing", reqs=["PAY-T-FORCE-REFUND", "PAY-FORCE"],
         doc="A forced refund changes the status but leaves `refundedBase` at 0.")
 def forced_refund_refunds_nothing(ref: Reference) -> None:
     @around(ref, "simulateCheckoutPaymentOutcome")

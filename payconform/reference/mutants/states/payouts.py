@@ -18,8 +18,14 @@ from ...resources.batches import COMPLETED as BATCH_COMPLETED
 from ...states.lifecycle import COMPLETED, DEFAULT, PROCESSING, Step
 from ..patching import Handler, around
 from ..registry import mutant
+from ..rewrites import rewrite_events, rewrite_replies
 from ..support.events import on_record
-from ..support.payouts import QUEUE, rewrite_approvals, rewrite_batch_replies
+from ..support.payouts import (
+    QUEUE,
+    rewrite_approvals,
+    rewrite_batch_replies,
+    rewrite_reads,
+)
 
 if TYPE_CHECKING:
     from ...reference import Reference
@@ -365,6 +371,18 @@ def payout_created_processing(ref: Reference) -> None:
 def payout_return_skips_completed(ref: Reference) -> None:
     processing, _, returned = ref.lifecycle.timelines["0004"]
     ref.lifecycle.timelines["0004"] = (processing, returned)
+
+
+@mutant("payout-canceled-spelled-cancelled", reqs=["PAYOUT-STATES"],
+        doc="A canceled payout reads `status: cancelled` (British spelling) in reads, the cancel's answer and "
+            "`payout.*` events.")
+def payout_canceled_spelled_cancelled(ref: Reference) -> None:
+    def spell(payout: dict[str, Any]) -> dict[str, Any]:
+        return {**payout, "status": "cancelled"} if payout.get("status") == "canceled" else payout
+
+    rewrite_reads(ref, spell)
+    rewrite_replies(ref, "cancelPayout", lambda reply: dataclasses.replace(reply, body=spell(reply.body)))
+    rewrite_events(ref, spell, "payout.")
 
 
 @mutant("payout-returned-status", reqs=["PAYOUT-STATES"],

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.errors import ApiError
 from ...core.operation import Call, Reply
-from ..patching import Handler, body
+from ..patching import Handler
 
 if TYPE_CHECKING:
     import sqlite3

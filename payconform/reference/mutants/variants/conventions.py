@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...reference import OPERATOR_PREFIX
 from ...core.responses import Outgoing
-from ..patching import Authenticate, Handler, around_authenticate, body
+from ..patching import Authenticate, Handler, around_authenticate
 from ..registry import variant
 from ..rewrites import rewrite_answers, rewrite_events, rewrite_replies
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ..patching import body
 from ..registry import variant
 from ..rewrites import data_rows, rewrite_events, rewrite_replies
 

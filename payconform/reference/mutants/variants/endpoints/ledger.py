@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ....core.errors import ApiError
-from ...patching import Handler, body
+from ...patching import Handler
 from ...registry import variant
 from ...rewrites import data_rows, rewrite_refusals, rewrite_replies
 

@@ -17,7 +17,7 @@ from ....core.errors import ApiError
 from ....core.money import fmt, parse_decimal
 from ....core.operation import Reply
 from ....conventions.paging import by_seq
-from ...patching import Handler, body
+from ...patching import Handler
 from ...registry import variant
 from ...rewrites import rewrite_answers, rewrite_events, rewrite_refusals, rewrite_replies
 from ...support.payouts import refuse_expired
