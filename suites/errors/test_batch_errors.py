@@ -15,8 +15,10 @@ import pytest
 
 from payconform.suite import Api, Contract, expect, expect_error, expect_status
 
+from .._support.answers import scalars
 from .._support.approvals import read_approval, threshold
 from .._support.batches import confirm, create, lines_to, paid, reach, settle, submit
+from .._support.events import feed
 from .._support.payouts import payable_destination
 from .._support.profile import items, success
 from .._support.realtime import Timed
@@ -63,12 +65,13 @@ def test_an_organization_that_opted_out_cannot_submit(fresh_org, operator, contr
 
 
 @pytest.mark.smoke
-@pytest.mark.req("ERR-PAYOUT-BATCH-AWAITING-APPROVAL", "ERRBODY-APPROVAL-ID")
+@pytest.mark.req("ERR-PAYOUT-BATCH-AWAITING-APPROVAL", "ERRBODY-APPROVAL-ID", "EVT-APPROVAL-PENDING")
 @pytest.mark.needs("profile")
 def test_a_run_over_the_threshold_is_not_confirmed(timed: Timed, contract: Contract, unique: Unique) -> None:
     """Two lines, each under the organization's approval threshold (as its policy shows it, else the profile's
     `sandbox.approval`) and together at it: once the run awaits confirmation, confirm answers 409
-    PAYOUT_BATCH_AWAITING_APPROVAL with an `approvalId` the API key can read, and the run pays nothing. With a key
+    PAYOUT_BATCH_AWAITING_APPROVAL with an `approvalId` the API key can read, the feed announces the approval
+    (`payout_approval.pending`: "Payout or batch waits for approvers"), and the run pays nothing. With a key
     alone the run is the target's own organization's, its timeline waited out in real time (`timed`)."""
     at = Decimal(threshold(timed.api, contract))
     half = (at / 2).quantize(Decimal("0.01"), rounding=ROUND_UP)
@@ -80,6 +83,11 @@ def test_a_run_over_the_threshold_is_not_confirmed(timed: Timed, contract: Contr
     approval_id = body.get("approvalId")
     expect(isinstance(approval_id, str) and approval_id, f"the error body carries approvalId {approval_id!r}")
     read_approval(timed.api, approval_id)
+    announced = feed(timed.api, found=lambda rows: any(approval_id in scalars(e.get("data")) for e in rows),
+                     type="payout_approval.pending")
+    expect(any(approval_id in scalars(e.get("data")) for e in announced),
+           f"EVT-APPROVAL-PENDING: \"`payout_approval.pending` | Payout or batch waits for approvers\", but the "
+           f"feed holds no payout_approval.pending naming the run's approval {approval_id}")
     expect(not paid(timed.api, contract, run), "a run waiting for approvers made payouts")
 
 

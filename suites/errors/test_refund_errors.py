@@ -69,9 +69,11 @@ def test_partial_refund_keeps_paid(api: Api, api_as, contract: Contract, unique)
            "of 150.00")
 
 
-@pytest.mark.req("REFUND-OMIT-AMOUNT")
+@pytest.mark.req("REFUND-OMIT-AMOUNT", "EVT-CHECKOUT-REFUNDED")
 def test_omitted_amount_refunds_the_rest(api: Api, api_as, contract: Contract, unique) -> None:
-    """After a partial refund, a refund without an amount brings `refundedBase` to `amountBase`."""
+    """After a partial refund, a refund without an amount brings `refundedBase` to `amountBase`; the feed
+    announces the payment refunded in full through the API (`checkout_payment.refunded`: "Refunded in full,
+    from the API or dashboard")."""
     link_id, paid = payment(api, contract, unique, "150.00")
     refunds = api_as("refunds_key")
     _refunded(refund(refunds, contract, paid["id"], "5000"), contract, "refunding 50.00")
@@ -80,6 +82,11 @@ def test_omitted_amount_refunds_the_rest(api: Api, api_as, contract: Contract, u
     expect(after.get("refundedBase") == after.get("amountBase") == "15000",
            f"refundedBase {after.get('refundedBase')!r} of amountBase {after.get('amountBase')!r}")
     expect(after.get("status") != "paid", f"refunded in full but still {after.get('status')!r}")
+    subject = Subject("payment", paid["id"])
+    full = feed(api, type="checkout_payment.refunded", found=lambda rows: any(map(subject.matches, rows)))
+    expect(any(map(subject.matches, full)),
+           "EVT-CHECKOUT-REFUNDED: \"`checkout_payment.refunded` | Refunded in full, from the API or dashboard\", "
+           "but the feed holds no checkout_payment.refunded about the payment refunded in full through the API")
 
 
 @pytest.mark.smoke

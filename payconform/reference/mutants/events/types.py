@@ -5,15 +5,19 @@ Each changes one rule of one server instance through the patch points of `refere
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...events.events import event_json
 from ...resources.batches import AWAITING, CANCELED, COMPLETED, FAILED, VALIDATING
 from ...resources.payout_view import payout_json
+from ..patching import Handler, around
 from ..registry import mutant
 from ..support.events import on_record, rewrite_event_data, rewrite_webhook_replies
 
 if TYPE_CHECKING:
+    from ...core.operation import Call, Reply
     from ...reference import Reference
 
 
@@ -205,6 +209,16 @@ def events_approval_pending_missing(ref: Reference) -> None:
     _drop(ref, "payout_approval.pending")
 
 
+@mutant("events-batch-approval-pending-missing", reqs=["EVT-APPROVAL-PENDING"],
+        doc="Only a held payout records `payout_approval.pending`: a run held for approvers records none.")
+def events_batch_approval_pending_missing(ref: Reference) -> None:
+    def record(rec: Callable[..., str], org_id: str, mode: str, type_: str, data: dict, now: Any) -> str:
+        batch = type_ == "payout_approval.pending" and (data.get("approval") or {}).get("kind") == "batch"
+        return "" if batch else rec(org_id, mode, type_, data, now)
+
+    on_record(ref, record)
+
+
 @mutant("events-approval-decisions-missing", reqs=["EVT-APPROVAL-APPROVED", "EVT-APPROVAL-REJECTED",
                                                   "EVT-APPROVAL-EXPIRED"],
         doc="Approving, rejecting and expiring an approval change its status without an event.")
@@ -250,6 +264,27 @@ def events_checkout_paid_missing(ref: Reference) -> None:
         doc="A failed, refunded or charged-back checkout payment is not announced.")
 def events_checkout_outcomes_missing(ref: Reference) -> None:
     _drop(ref, "checkout_payment.failed", "checkout_payment.refunded", "checkout_payment.reversed")
+
+
+@mutant("events-api-refund-not-announced", reqs=["EVT-CHECKOUT-REFUNDED"],
+        doc="A payment refunded in full through the refund route (the API) records no `checkout_payment.refunded`; "
+            "only a forced `refund` outcome is announced.")
+def events_api_refund_not_announced(ref: Reference) -> None:
+    inside = threading.local()  # the refund route records its events in its own request's thread
+
+    def record(rec: Callable[..., str], org_id: str, mode: str, type_: str, data: dict, now: Any) -> str:
+        dropped = type_ == "checkout_payment.refunded" and getattr(inside, "refund", False)
+        return "" if dropped else rec(org_id, mode, type_, data, now)
+
+    on_record(ref, record)
+
+    @around(ref, "refundCheckoutPayment")
+    def refund(original: Handler, call: Call) -> Reply:
+        inside.refund = True
+        try:
+            return original(call)
+        finally:
+            inside.refund = False
 
 
 @mutant("events-partial-refund-missing", reqs=["EVT-CHECKOUT-PARTIALLY-REFUNDED"],
