@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from payconform.suite import Delivery, expect
+from payconform.suite import Delivery, expect, expect_status
 
 from .._support.answers import by_id, find_member
 from .._support.deliveries import kind, parsed
@@ -21,6 +21,7 @@ from .._support.drive import Stage, Subject, partial_refund
 from .._support.events import feed
 from .._support.money import base_amount, decimal_values
 from .._support.payments import example_total, payment, read_payment
+from .._support.profile import items
 
 NEEDS = ("api_key", "profile", "webhook_receiver")
 
@@ -70,11 +71,13 @@ def test_partial_refunds_carry_the_piece_and_the_running_total(stage: Stage) -> 
 
 
 
-@pytest.mark.req("EVT-CHECKOUT-PARTIALLY-REFUNDED")
+@pytest.mark.req("EVT-CHECKOUT-PARTIALLY-REFUNDED", "VER-SANDBOX-EVENTS-ENUM")
 @pytest.mark.needs("refunds_key", "profile", "webhook_receiver")
 def test_partial_refund_keeps_the_payment_paid(stage: Stage) -> None:
     """A refund of a third: `checkout_payment.partially_refunded` says the payment is still `paid` (where its
-    `data` carries a `status`, at any depth), and so does the payment read afterwards."""
+    `data` carries a `status`, at any depth), and so does the payment read afterwards; the endpoint's delivery
+    log names the delivery by that type ("`checkout_payment.partially_refunded` (also as a delivery
+    `eventType` ...)")."""
     link_id, paid = payment(stage.api, stage.contract, stage.unique, example_total(stage.contract, "paid"))
     partial_refund(stage, paid)
     event = parsed(stage.delivery_of("checkout_payment.partially_refunded", Subject("payment", paid["id"])))
@@ -84,6 +87,16 @@ def test_partial_refund_keeps_the_payment_paid(stage: Stage) -> None:
     status = read_payment(stage.api, stage.contract, link_id, paid["id"]).get("status")
     expect(status == "paid", f"after a partial refund the payment reads `status: {status}`; the spec says \"`status` "
                              "stays `paid`\"")
+    ex = stage.api.op("listSandboxWebhookDeliveries", endpointId=stage.endpoint["id"])
+    expect_status(ex, 200, "reading the endpoint's deliveries")
+    types = {r.get("eventType") for r in items(stage.contract, "listSandboxWebhookDeliveries", ex)
+             if isinstance(r, dict) and r.get("eventId") == event.get("id")}
+    # the log holds the 50 newest attempts: on a busy organization the row may have left it, and is not judged
+    expect(types <= {"checkout_payment.partially_refunded"},
+           f"VER-SANDBOX-EVENTS-ENUM: the delivery log names the delivery of event {event.get('id')} by eventType "
+           f"{sorted(map(str, types))}, not `checkout_payment.partially_refunded` (\"also as a delivery "
+           "`eventType`\")", ex)
+
 
 @pytest.mark.req("EVT-NOT-ANNOUNCED")
 @pytest.mark.needs(*NEEDS, "operator")

@@ -12,15 +12,18 @@ import time
 
 import pytest
 
-from payconform.suite import Contract, expect
+from payconform.suite import Contract, expect, expect_status
 
 from .._support.answers import by_id, contains
 from .._support.approvals import hold
+from .._support.batches import cancel as cancel_run
+from .._support.batches import create as create_run
 from .._support.deliveries import endpoints_listed, kind, parsed, register, reused, verified, wait_for
 from .._support.drive import Stage, Subject, settled
 from .._support.events import feed, has
 from .._support.payments import example_total, payment
 from .._support.payouts import create_payout
+from .._support.profile import success
 
 NEEDS = ("api_key", "profile", "webhook_receiver")
 BACKFILLED = 300  # seconds between the event and the endpoint's creation, well inside "about 10 minutes"
@@ -57,11 +60,16 @@ def test_checkout_events_reach_only_endpoints_that_opted_in(stage: Stage, webhoo
 
 @pytest.mark.req("EVT-ROUTING-DEFAULT")
 @pytest.mark.needs(*NEEDS)
-def test_approval_events_reach_endpoints_that_did_not_list_them(stage: Stage) -> None:
+def test_approval_and_batch_events_reach_endpoints_that_did_not_list_them(stage: Stage) -> None:
     """The stage's endpoint lists only the checkout-payment events: a held payout's `payout_approval.pending`
-    reaches it all the same ('Payout, batch, approval and endpoint events go to every endpoint by default')."""
+    and a run's `payout_batch.canceled` (the run canceled as soon as it is made) reach it all the same
+    ('Payout, batch, approval and endpoint events go to every endpoint by default')."""
     held = hold(stage.api, stage.contract, stage.unique)
+    run = create_run(stage.api, stage.contract, stage.unique)
+    expect_status(cancel_run(stage.api, run.id), success(stage.contract, "cancelPayoutBatch"),
+                  "canceling a run just made")
     stage.delivery_of("payout_approval.pending", Subject("approval", held.approval_id))
+    stage.delivery_of("payout_batch.canceled", Subject("batch", run.id))
 
 
 @pytest.mark.smoke

@@ -231,7 +231,7 @@ ones fill the gaps. The mutant runs select
 
     order = sorted(jobs, key=weight)
     forked.start()
-    return run_many({PRISTINE: {"workers": 2, "exchanges": True}, **{name: jobs[name] for name in order}}, parallel=6)
+    return run_many({PRISTINE: {"workers": 2, "exchanges": True}, **{name: jobs[name] for name in order}}, parallel=8)
 
 
 @pytest.fixture(scope="session")

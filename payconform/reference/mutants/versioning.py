@@ -6,7 +6,7 @@ Each changes one rule of one server instance through the patch points of `refere
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ApiError
 from ..events.events import EVENT_TYPES
@@ -14,6 +14,7 @@ from ..core.operation import Call, Reply
 from ..core.responses import Outgoing
 from .patching import Handler, around, body
 from .registry import mutant
+from .rewrites import rewrite_answers
 
 if TYPE_CHECKING:
     from ..reference import Reference
@@ -119,6 +120,22 @@ def ver_sandbox_events_partial_refund_refused(ref: Reference) -> None:
         if "checkout_payment.partially_refunded" in (body(call).get("events") or []):
             raise ApiError("VALIDATION_ERROR", errors=[{"field": "events", "reason": "unknown event type"}])
         return original(call)
+
+
+@mutant("ver-delivery-event-type-older-name", reqs=["VER-SANDBOX-EVENTS-ENUM"],
+        doc="The delivery log names a partial refund's deliveries `checkout_payment.refunded`: "
+            "`checkout_payment.partially_refunded` is not taken up as a delivery `eventType`.")
+def ver_delivery_event_type_older_name(ref: Reference) -> None:
+    def rename(value: Any) -> Any:
+        if isinstance(value, list):
+            return [rename(v) for v in value]
+        if isinstance(value, dict):
+            if value.get("eventType") == "checkout_payment.partially_refunded" and "eventId" in value:
+                return {**value, "eventType": "checkout_payment.refunded"}
+            return {k: rename(v) for k, v in value.items()}
+        return value
+
+    rewrite_answers(ref, rename)
 
 
 @mutant("ver-error-type-renamed", reqs=["VER-ERROR-TYPE-STABLE"],

@@ -145,6 +145,14 @@ def events_approval_events_opt_in(ref: Reference) -> None:
         not type_.startswith("payout_approval.") or type_ in json.loads(endpoint["events"]))
 
 
+@mutant("events-batch-events-opt-in", reqs=["EVT-ROUTING-DEFAULT"],
+        doc="Batch events, like checkout-payment ones, go only to endpoints that list them in `events`.")
+def events_batch_events_opt_in(ref: Reference) -> None:
+    original = ref.events.routes_to
+    ref.events.routes_to = lambda endpoint, type_: original(endpoint, type_) and (
+        not type_.startswith("payout_batch.") or type_ in json.loads(endpoint["events"]))
+
+
 @mutant("events-checkout-not-opt-in", reqs=["EVT-ROUTING-CHECKOUT-OPT-IN"],
         doc="Checkout-payment events go to every endpoint, opted in or not.")
 def events_checkout_not_opt_in(ref: Reference) -> None:
