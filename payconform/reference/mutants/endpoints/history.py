@@ -6,12 +6,10 @@ Each changes one rule of one server instance through the patch points of `refere
 
 from __future__ import annotations
 
-from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ...resources import balances, ledger
-from ...core.clock import iso, parse_instant
 from ...core.errors import ApiError
 from ...resources.ledger import HISTORY_MAX_ORDERS, order_count
 from ...states.lifecycle import PROCESSING, Step
@@ -19,7 +17,7 @@ from ...core.operation import Call, Reply
 from ..patching import Handler, around
 from ..registry import mutant
 from ..rewrites import rewrite_refusals
-from ..support.ledger import HISTORY, rewrite_entries, with_query
+from ..support.ledger import HISTORY, bound_moved_back, rewrite_entries, with_query
 
 if TYPE_CHECKING:
     from ...reference import Reference
@@ -190,10 +188,7 @@ def untracked_balance_after_published(ref: Reference) -> None:
 @mutant("history-since-inclusive", reqs=["HIST-SINCE"],
         doc="Balance history `since=T` also lists the entries settled exactly at T.")
 def history_since_inclusive(ref: Reference) -> None:
-    @around(ref, HISTORY)
-    def get_balance_history(original: Handler, call: Call) -> Reply:
-        since = parse_instant(call.query_params.get("since") or "")
-        return original(with_query(call, since=iso(since - timedelta(milliseconds=1))) if since else call)
+    bound_moved_back(ref, HISTORY, "since")
 
 
 @mutant("history-entries-as-data", reqs=["HIST-GET"],

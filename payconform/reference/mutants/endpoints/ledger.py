@@ -20,7 +20,7 @@ from ..patching import Handler, around
 from ..registry import mutant
 from ..rewrites import rewrite_replies
 from ..support.ledger import (
-    AUDIT, BTX, HISTORY, limit_asked, lists, rewrite_balance, unlisted, with_query,
+    AUDIT, BTX, HISTORY, bound_moved_back, limit_asked, lists, rewrite_balance, unlisted, with_query,
 )
 
 if TYPE_CHECKING:
@@ -183,10 +183,7 @@ def btx_created_range_exclusive(ref: Reference) -> None:
 @mutant("btx-created-before-exclusive", reqs=["BTX-CREATED-RANGE"],
         doc="`createdBefore` excludes a row created exactly at the bound (a half-open range); `createdAfter` keeps it.")
 def btx_created_before_exclusive(ref: Reference) -> None:
-    @around(ref, BTX)
-    def list_balance_transactions(original: Handler, call: Call) -> Reply:
-        before = parse_instant(call.query_params.get("createdBefore") or "")
-        return original(with_query(call, createdBefore=iso(before - timedelta(milliseconds=1))) if before else call)
+    bound_moved_back(ref, BTX, "createdBefore")
 
 
 @mutant("btx-repeated-param-accepted", reqs=["BTX-INVALID-QUERY"],

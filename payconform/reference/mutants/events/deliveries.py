@@ -137,20 +137,23 @@ def webhooks_payout_events_opt_in(ref: Reference) -> None:
     ref.events.routes_to = lambda endpoint, type_: type_ in json.loads(endpoint["events"])
 
 
+def _opt_in_too(ref: Reference, prefix: str) -> None:
+    """Events whose type starts with `prefix` go, like checkout-payment ones, only to endpoints listing them."""
+    original = ref.events.routes_to
+    ref.events.routes_to = lambda endpoint, type_: original(endpoint, type_) and (
+        not type_.startswith(prefix) or type_ in json.loads(endpoint["events"]))
+
+
 @mutant("events-approval-events-opt-in", reqs=["EVT-ROUTING-DEFAULT"],
         doc="Approval events, like checkout-payment ones, go only to endpoints that list them in `events`.")
 def events_approval_events_opt_in(ref: Reference) -> None:
-    original = ref.events.routes_to
-    ref.events.routes_to = lambda endpoint, type_: original(endpoint, type_) and (
-        not type_.startswith("payout_approval.") or type_ in json.loads(endpoint["events"]))
+    _opt_in_too(ref, "payout_approval.")
 
 
 @mutant("events-batch-events-opt-in", reqs=["EVT-ROUTING-DEFAULT"],
         doc="Batch events, like checkout-payment ones, go only to endpoints that list them in `events`.")
 def events_batch_events_opt_in(ref: Reference) -> None:
-    original = ref.events.routes_to
-    ref.events.routes_to = lambda endpoint, type_: original(endpoint, type_) and (
-        not type_.startswith("payout_batch.") or type_ in json.loads(endpoint["events"]))
+    _opt_in_too(ref, "payout_batch.")
 
 
 @mutant("events-checkout-not-opt-in", reqs=["EVT-ROUTING-CHECKOUT-OPT-IN"],

@@ -5,10 +5,12 @@ parts share.
 from __future__ import annotations
 
 import dataclasses
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import QueryParams
 
+from ...core.clock import iso, parse_instant
 from ...core.operation import Call, Reply
 from ..patching import Handler, around
 
@@ -71,3 +73,12 @@ def with_query(call: Call, **changes: str | None) -> Call:
     items = [(k, v) for k, v in call.query_params.multi_items() if k not in changes]
     items += [(k, v) for k, v in changes.items() if v is not None]
     return dataclasses.replace(call, query_params=QueryParams(items))
+
+
+def bound_moved_back(ref: Reference, op_id: str, param: str) -> None:
+    """The instant `param` of `op_id` is read a millisecond earlier: a row exactly at an exclusive bound gets in,
+    or one exactly at an inclusive bound is left out."""
+    @around(ref, op_id)
+    def moved(original: Handler, call: Call) -> Reply:
+        at = parse_instant(call.query_params.get(param) or "")
+        return original(with_query(call, **{param: iso(at - timedelta(milliseconds=1))}) if at else call)
