@@ -70,11 +70,15 @@ def walk_step(contract: Contract) -> float:
 
 def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
                   payouts: Mapping[str, tuple[int, Callable[[list[Reading]], bool] | None]], *,
-                  seconds: float | None = None, step: float | None = None) -> dict[str, list[Reading]]:
+                  seconds: float | None = None, step: float | None = None,
+                  created: Mapping[str, float] | None = None) -> dict[str, list[Reading]]:
     """`walk` of several payouts side by side (payout id -> (reads a step, until)): each is read after every
     step until its own walk ends, and the clock moves until the last one has. A payout already `completed` or
     `failed` whose walk goes on (a bank return to come) is read at twice the time it has stood there, one to
-    three steps later (`_next_read`): its one change left is seen all the same, for fewer reads."""
+    three steps later (`_next_read`): its one change left is seen all the same, for fewer reads. In real time a
+    read is `late` when the payout is older than its instant by more than a step, counted from `created` (the
+    `time.monotonic()` just after each payout was created) where given, else from the walk's start: a payout
+    created long before the walk began may have moved through states its first read cannot see."""
     tl = timeline(contract)
     step = float(step if step is not None else walk_step(contract))
     end = float(seconds if seconds is not None else tl["settle_seconds"])
@@ -89,7 +93,8 @@ def walk_together(api: Api, clock: Any, org_id: str, contract: Contract,
                     # in real time a read is due now, not when the key is free
                     with api.run.urgent() if clock is REAL_TIME else contextlib.nullcontext():
                         ex = read_payout(api, payout_id)
-                    late = clock is REAL_TIME and time.monotonic() - started > elapsed + step
+                    born = (created or {}).get(payout_id, started)
+                    late = clock is REAL_TIME and time.monotonic() - born > elapsed + step
                     readings[payout_id].append(Reading(elapsed, ex, late))
                 if elapsed >= end or (until is not None and until(readings[payout_id])):
                     walking.remove(payout_id)
@@ -148,9 +153,12 @@ def scenario_walk(timed: Timed, contract: Contract, unique: Unique, scenario: st
 
     def make(wanted: list[str]) -> dict[str, Any]:
         scenarios = [names[name] for name in wanted]
-        ids = {s: create_payout(api, contract, unique, s).json["payoutId"] for s in scenarios}
+        ids, created = {}, {}
+        for s in scenarios:
+            ids[s] = create_payout(api, contract, unique, s).json["payoutId"]
+            created[ids[s]] = time.monotonic()
         walked = walk_together(timed.reads, clock, api.org_id, contract,
-                               {ids[s]: (plan[s], _ended(s)) for s in scenarios})
+                               {ids[s]: (plan[s], _ended(s)) for s in scenarios}, created=created)
         return {name: {"payoutId": ids[s], "reads_per_step": plan[s],
                        "readings": [[r.elapsed, runwide.exchange_json(r.ex), r.late] for r in walked[ids[s]]]}
                 for name, s in zip(wanted, scenarios)}

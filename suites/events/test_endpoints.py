@@ -10,6 +10,7 @@ nothing.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
@@ -25,7 +26,10 @@ from .._support.payouts import create_payout
 from .._support.profile import items, success
 
 EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
-LOG_READS = 6  # reads of the delivery log, 0.5 s apart, for a failed attempt to be recorded
+# an attempt is recorded once its answer is in, which a busy service may take seconds to do: the log is read
+# at growing intervals (few requests) until it shows the attempt or this many seconds have passed
+RECORD_WAIT = 20.0
+FIRST_PAUSE = 0.25
 
 ENDPOINT_FIELDS = ("id", "events", "consecutiveFailures")
 # null until set, so present as null or left out (the spec lists the health fields, never "always present")
@@ -68,14 +72,24 @@ def test_register_returns_the_secret_once(api, contract: Contract, unique, webho
            "profile's `page.items` says)", ex)
 
 
+def _pauses() -> Iterator[float]:
+    """The pauses between reads of a record an attempt is written to: doubling from `FIRST_PAUSE`, together
+    under `RECORD_WAIT` seconds, then none (the caller reads once more and judges)."""
+    pause, deadline = FIRST_PAUSE, time.monotonic() + RECORD_WAIT
+    while (left := deadline - time.monotonic()) > 0:
+        yield min(pause, left)
+        pause *= 2
+
+
 def _listed_after_success(api: Any, endpoint_id: str) -> dict[str, Any]:
-    """The endpoint as listed once an accepted delivery shows in its health: read up to `LOG_READS` times, since
-    an attempt is recorded once its answer is in."""
-    for _ in range(LOG_READS):
-        listed = _endpoints(api).get(endpoint_id) or {}
+    """The endpoint as listed once an accepted delivery shows in its health (read again while it does not,
+    within `RECORD_WAIT`)."""
+    listed = _endpoints(api).get(endpoint_id) or {}
+    for pause in _pauses():
         if listed.get("lastSuccessAt"):
             break
-        time.sleep(0.5)
+        time.sleep(pause)
+        listed = _endpoints(api).get(endpoint_id) or {}
     return listed
 
 
@@ -157,11 +171,12 @@ def test_a_failed_attempt_is_listed_with_its_last_error(api, contract: Contract,
         answered = [d for d in wait_for(box, lambda ds: any(d.answered == 503 for d in ds), flush,
                                         f"a delivery after payout {payout_id} was created (to answer 503)")
                     if d.answered == 503]
-        for _ in range(LOG_READS):
-            ex, rows, failed = _failed_rows(api, contract, endpoint["id"])
-            if failed:
+        ex, rows, failed = _failed_rows(api, contract, endpoint["id"])
+        for pause in _pauses():
+            if failed or _past_the_log(rows, answered):
                 break
-            time.sleep(0.5)  # the attempt is recorded once its answer is in
+            time.sleep(pause)
+            ex, rows, failed = _failed_rows(api, contract, endpoint["id"])
     finally:
         box.answer()
     if not failed and _past_the_log(rows, answered):

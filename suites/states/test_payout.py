@@ -98,8 +98,9 @@ def test_transition_row(case: tuple[dict, str, bool], timed: Timed, contract: Co
     if expected:
         if not moved(readings) and any(r.late for r in readings):
             pytest.skip(f"the walk's reads of scenario {scenario!r} were answered more than a profile step after "
-                        f"their instants (the key's minute was spent by other tests): a {row['to']!r} held for a "
-                        "step may have gone unseen, so the row is not judged in this run")
+                        "their instants, counted from the payout's creation (the key's minute was spent by other "
+                        f"tests): a {row['to']!r} held for a step may have gone unseen, so the row is not judged in "
+                        "this run")
         if not moved(readings) and row.get("sandbox", {}).get("skipped_by"):
             unseen_state(timed, contract, unique, scenario, row, readings)
         expect(moved(readings),
