@@ -182,6 +182,13 @@ def webhooks_management_accepts_api_key(ref: Reference) -> None:
         ref.operations[op_id] = dataclasses.replace(ref.operations[op_id], handler=lambda call: Reply(200, {}))
 
 
+@mutant("webhooks-replay-one-accepts-api-key", reqs=["WH-MGMT-DASHBOARD-ONLY"],
+        doc="Replaying one delivery, alone of the management routes, answers an API key 200.")
+def webhooks_replay_one_accepts_api_key(ref: Reference) -> None:
+    op = ref.operations["replayWebhookDelivery"]
+    ref.operations[op.op_id] = dataclasses.replace(op, handler=lambda call: Reply(200, {}))
+
+
 @mutant("webhooks-deliveries-refuse-api-key", reqs=["WH-MGMT-DASHBOARD-ONLY"],
         doc="GET /{id}/deliveries, one of the two API-key-readable routes, refuses an API key (403) like the "
             "dashboard-only ones.")
