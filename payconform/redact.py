@@ -43,9 +43,10 @@ SENSITIVE_FIELDS = frozenset(
     }
 )
 
-_KEY_RE = re.compile(r"\b(svc_(?:test|live)_)[A-Za-z0-9_\-]+")
-_WHSEC_RE = re.compile(r"\b(whsec_)[A-Za-z0-9+/=_\-]+")
-_AKID_RE = re.compile(r"\b(akid_(?:test|live)_)[A-Za-z0-9_\-]+")
+# Anywhere, not only at a word's start: "%3Dsvc_test_..." (a key URL-encoded after "=") is masked too.
+_KEY_RE = re.compile(r"(svc_(?:test|live)_)[A-Za-z0-9_\-]+")
+_WHSEC_RE = re.compile(r"(whsec_)[A-Za-z0-9+/=_\-]+")
+_AKID_RE = re.compile(r"(akid_(?:test|live)_)[A-Za-z0-9_\-]+")
 _PEM_RE = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY)-----.*?-----END \1-----", re.DOTALL
 )
@@ -60,6 +61,16 @@ _FIELD_TEXT_RE = re.compile(
 )
 
 
+_SHAPES = (_KEY_RE, _WHSEC_RE, _AKID_RE)  # each masks a match as its prefix and MASK, as `_mask_known` does
+
+# What every secret shape below contains: a text without any of these has nothing for them to mask, and is
+# searched once instead of by each of them (most strings of a report hold no secret).
+_SHAPED_RE = re.compile(
+    r"(?i)-----BEGIN |svc_|whsec_|akid_|x-api-key|x-operator-token|authorization|cookie|\"(?:"
+    + "|".join(sorted(SENSITIVE_FIELDS)) + r")\""
+)
+
+
 def _mask_key(match: re.Match) -> str:
     return match.group(1) + MASK
 
@@ -70,25 +81,29 @@ class Redactor:
     def __init__(self, secrets: Iterable[Any] = ()) -> None:
         self._lock = threading.Lock()
         self._secrets: set[str] = set()
+        self._unshaped: set[str] = set()  # the secrets no shape below masks whole: only the pattern finds them
         self._pattern: re.Pattern | None = None
         self.add(*secrets)
 
     def add(self, *secrets: Any) -> None:
         """Register more secrets (strings, or lists/dicts of them). Short values (< 6 chars) are ignored.
 
-        The pattern is rebuilt on the next ``redact`` only: provisioning adds secrets one at a time, and a
-        long-lived process (the project's kill matrix) adds thousands."""
+        A secret of a known shape (an API key, a webhook secret, a signing key id) is masked by its shape, the
+        same way, so the pattern of registered secrets holds only the others (operator tokens, private keys)
+        and is rebuilt, on the next ``redact``, only when one of those is added: a run issues keys one at a
+        time, and a long-lived process (the project's kill matrix) adds thousands."""
         with self._lock:
-            before = len(self._secrets)
-            self._secrets.update(s for s in _flatten(secrets) if isinstance(s, str) and len(s) >= 6)
-            if len(self._secrets) != before:
+            added = {s for s in _flatten(secrets) if isinstance(s, str) and len(s) >= 6} - self._secrets
+            self._secrets |= added
+            unshaped = {s for s in added if not any(shape.fullmatch(s) for shape in _SHAPES)}
+            if unshaped:
+                self._unshaped |= unshaped
                 self._pattern = None
 
     def _compiled(self) -> re.Pattern | None:
         with self._lock:
-            if self._pattern is None and self._secrets:
-                alternatives = sorted(self._secrets, key=len, reverse=True)
-                self._pattern = re.compile("|".join(re.escape(s) for s in alternatives))
+            if self._pattern is None and self._unshaped:
+                self._pattern = re.compile(_trie_regex(self._unshaped))
             return self._pattern
 
     @property
@@ -115,6 +130,8 @@ class Redactor:
         pattern = self._compiled()
         if pattern is not None:
             text = pattern.sub(lambda m: self._mask_known(m.group(0)), text)
+        if not _SHAPED_RE.search(text):
+            return text
         text = _PEM_RE.sub(lambda m: f"-----BEGIN {m.group(1)}-----{MASK}-----END {m.group(1)}-----", text)
         text = _PEM_OPEN_RE.sub(lambda m: f"-----BEGIN {m.group(1)}-----{MASK}", text)
         text = _KEY_RE.sub(_mask_key, text)
@@ -168,6 +185,33 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.obj(v) for v in value]
         return value
+
+
+def _trie_regex(words: Iterable[str]) -> str:
+    """A regex matching any of ``words``, the longest where several start at one place, built as a trie
+    (``(?:abc(?:d)?|x...)``): tried at each place of a text it follows one path of shared prefixes instead of
+    trying every word, which keeps a redactor of thousands of secrets fast."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return _node_regex(trie)
+
+
+def _node_regex(node: dict[str, dict]) -> str:
+    branches = []
+    for ch in sorted(k for k in node if k):
+        run, child = [ch], node[ch]
+        while len(child) == 1 and "" not in child:  # a chain without branches: one literal
+            ((nxt, child),) = child.items()
+            run.append(nxt)
+        branches.append(re.escape("".join(run)) + _node_regex(child))
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return f"(?:{body})?" if "" in node else body  # greedy: a longer word first
 
 
 def _flatten(values: Iterable[Any]):

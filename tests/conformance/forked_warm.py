@@ -3,14 +3,16 @@
 A run imports pytest's own plugins, the installed ones, payconform's plugin modules and the suites'
 support package, loads the contract (the catalogs and the OpenAPI documents, parsed once per process by
 ``payconform.contract``), compiles the report template (one ``jinja2`` environment per process) and marks
-the spec copy with the catalog's quotes (``spec.html``, once per process). Done
-here once, every run forked afterwards finds them in memory. A plugin that a run disables (``-p no:``) is
-only imported here, never registered.
+the spec copy with the catalog's quotes (``spec.html``, once per process). A failed test's traceback asks
+``inspect`` which module each frame's file belongs to, and its first question maps every loaded module's file
+(thousands of ``realpath`` calls). Done here once, every run forked afterwards finds them in memory. A plugin
+that a run disables (``-p no:``) is only imported here, never registered.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from importlib.metadata import entry_points
 
@@ -35,6 +37,9 @@ for _module in _modules():
 _contract = Contract.load()
 for _name in OPENAPI_DOCUMENTS:
     _contract.openapi(_name)
+_catalogs = (_contract.checks(""), _contract.transitions, _contract.events)  # read on first use: by each report,
+# each state and event test
+inspect.getmodule(compile("", "<forked_warm>", "exec"))  # a file no module has: maps every module's file
 report._environment().get_template("report.html.j2")
 report._environment().get_template(annotated.TEMPLATE)
 annotated.annotation(_contract)

@@ -33,6 +33,25 @@ def test_known_secret_of_any_shape():
     assert "plainsecretvalue" not in out and "another-secret" not in out and "abc" in out
 
 
+def test_a_key_inside_a_word_is_masked():
+    """A URL-encoded key follows a letter or digit ("%3D" for "="): it is masked all the same."""
+    out = Redactor()(f"token%3D{KEY}&x=1 and id%3D{AKID}")
+    assert KEY not in out and AKID not in out and "token%3Dsvc_test_****&x=1" in out
+
+
+def test_the_longest_registered_secret_wins_and_many_keys_stay_masked():
+    """Registered secrets of no known shape are masked whole even where one begins another; the keys a run
+    issues one at a time are masked each, by their shape."""
+    r = Redactor(["operator-token-3f9a1c", "operator-token-3f9a1c-extended"])
+    keys = [KEY.replace("0123", f"{n:04d}") for n in range(300)]
+    for key in keys:
+        r.add(key)
+    out = r(" ".join(["operator-token-3f9a1c-extended", "operator-token-3f9a1c", *keys]))
+    assert out.split()[:2] == ["****", "****"]
+    assert not any(key in out for key in keys) and out.count("svc_test_****") == 300
+    assert r.secrets >= set(keys)
+
+
 def test_headers_mapping_and_text():
     r = Redactor()
     headers = r.headers({"X-Api-Key": KEY, "x-operator-token": "tok-xyz-123", "Authorization": "Bearer abc.def",
