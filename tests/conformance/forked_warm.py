@@ -37,8 +37,8 @@ for _module in _modules():
 _contract = Contract.load()
 for _name in OPENAPI_DOCUMENTS:
     _contract.openapi(_name)
-_catalogs = (_contract.checks(""), _contract.transitions, _contract.events)  # read on first use: by each report,
-# each state and event test
+# the catalogs read on first use: checks by each report, transitions and events by the state and event tests
+_catalogs = (_contract.checks(""), _contract.transitions, _contract.events)
 inspect.getmodule(compile("", "<forked_warm>", "exec"))  # a file no module has: maps every module's file
 report._environment().get_template("report.html.j2")
 report._environment().get_template(annotated.TEMPLATE)
