@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from payconform.suite import (
@@ -49,6 +49,10 @@ DISPATCH_WAIT = 25.0
 FLUSHED_WAIT = 5.0  # with a clock every poll runs the dispatcher: what is due arrives at once
 BUSY_WAIT = 90.0  # the longest wait while other deliveries keep arriving (a busy organization's queue); inside a test's 120 s
 DRAIN_WAIT = 240.0  # the same without a clock, a new endpoint's backlog draining at the sender's pace
+# an attempt is recorded once its answer is in, which a busy service may take seconds to do: a record of it is
+# read at growing intervals (few requests) until it shows the attempt or this many seconds have passed
+RECORD_WAIT = 20.0
+FIRST_PAUSE = 0.25
 Flush = Callable[[], Any] | None
 _reused: dict[tuple[str, str], tuple[dict, str, str]] = {}  # (receiver, organization) -> endpoint, secret, path
 
@@ -192,3 +196,13 @@ def checked(delivery: Delivery, secrets_: str | list[str], type_: str) -> dict[s
 def _headers(delivery: Delivery) -> dict[str, str]:
     names = ("whk-id", "whk-timestamp", "whk-signature", "Svc-Webhook-Version")
     return {n: (delivery.header(n) or "(absent)")[:60] for n in names}
+
+
+def record_pauses() -> Iterator[float]:
+    """The pauses between reads of a record an attempt is written to (the delivery log, an endpoint's health):
+    doubling from `FIRST_PAUSE`, together under `RECORD_WAIT` seconds, then none (the caller reads once more
+    and judges)."""
+    pause, deadline = FIRST_PAUSE, time.monotonic() + RECORD_WAIT
+    while (left := deadline - time.monotonic()) > 0:
+        yield min(pause, left)
+        pause *= 2

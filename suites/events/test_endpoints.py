@@ -10,7 +10,6 @@ nothing.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
@@ -19,18 +18,14 @@ import pytest
 from payconform.suite import Contract, Delivery, Kind, Mailbox, Needs, expect, expect_error, expect_status, run_contract
 
 from .._support.answers import DASHBOARD_REFUSALS, member
-from .._support.deliveries import about, endpoints_listed, member_of, register, reused, verified, wait_for
+from .._support.deliveries import (about, endpoints_listed, member_of, record_pauses, register, reused, verified,
+                                  wait_for)
 from .._support.events import event_types
 from .._support.instants import is_utc_instant
 from .._support.payouts import create_payout
 from .._support.profile import items, success
 
 EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
-# an attempt is recorded once its answer is in, which a busy service may take seconds to do: the log is read
-# at growing intervals (few requests) until it shows the attempt or this many seconds have passed
-RECORD_WAIT = 20.0
-FIRST_PAUSE = 0.25
-
 ENDPOINT_FIELDS = ("id", "events", "consecutiveFailures")
 # null until set, so present as null or left out (the spec lists the health fields, never "always present")
 NULLABLE_HEALTH = ("lastSuccessAt", "lastFailureAt", "disabledReason")
@@ -72,20 +67,11 @@ def test_register_returns_the_secret_once(api, contract: Contract, unique, webho
            "profile's `page.items` says)", ex)
 
 
-def _pauses() -> Iterator[float]:
-    """The pauses between reads of a record an attempt is written to: doubling from `FIRST_PAUSE`, together
-    under `RECORD_WAIT` seconds, then none (the caller reads once more and judges)."""
-    pause, deadline = FIRST_PAUSE, time.monotonic() + RECORD_WAIT
-    while (left := deadline - time.monotonic()) > 0:
-        yield min(pause, left)
-        pause *= 2
-
-
 def _listed_after_success(api: Any, endpoint_id: str) -> dict[str, Any]:
     """The endpoint as listed once an accepted delivery shows in its health (read again while it does not,
-    within `RECORD_WAIT`)."""
+    within `RECORD_WAIT`: `record_pauses`)."""
     listed = _endpoints(api).get(endpoint_id) or {}
-    for pause in _pauses():
+    for pause in record_pauses():
         if listed.get("lastSuccessAt"):
             break
         time.sleep(pause)
@@ -172,7 +158,7 @@ def test_a_failed_attempt_is_listed_with_its_last_error(api, contract: Contract,
                                         f"a delivery after payout {payout_id} was created (to answer 503)")
                     if d.answered == 503]
         ex, rows, failed = _failed_rows(api, contract, endpoint["id"])
-        for pause in _pauses():
+        for pause in record_pauses():
             if failed or _past_the_log(rows, answered):
                 break
             time.sleep(pause)
