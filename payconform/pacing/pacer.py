@@ -128,7 +128,8 @@ class Pacer:
         self._sleep = sleep
         self.max_wait = max_wait
         self._local = threading.local()
-        with self._connect() as conn:
+        # closed here, not left to the cycle collector (a connection and its statement cache refer to each other)
+        with contextlib.closing(self._connect()) as conn:
             conn.execute("CREATE TABLE IF NOT EXISTS sends (ts REAL NOT NULL, cred TEXT NOT NULL,"
                          " bucket TEXT NOT NULL DEFAULT '')")
             conn.execute("CREATE INDEX IF NOT EXISTS sends_cred_ts ON sends (cred, ts)")

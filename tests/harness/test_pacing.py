@@ -179,17 +179,24 @@ def test_a_run_right_after_another_counts_what_that_one_sent(tmp_path):
     assert elsewhere.sent_after(KEY_A, 0.0) == [] and elsewhere.acquire(KEY_B) == 0.0  # another target: its own file
 
 
+def _used(pacer: Pacer) -> None:
+    """One send through `pacer`, then its connection closed: an open one checkpoints into the file (and touches
+    it) whenever the cycle collector gets to it."""
+    pacer.acquire(KEY_A)
+    pacer.close()
+
+
 def test_a_targets_pacing_file_holds_no_secret_and_stale_files_go(tmp_path, monkeypatch):
     monkeypatch.setenv(pacing_files.CACHE_VAR, str(tmp_path / "cache"))
     url = BASE_URL + "?token=" + "s" * 24
     path = run_db_path(url, tmp_path / "scratch")
     assert path.parent == tmp_path / "cache" / "pacing" and path == target_db_path(url.replace("https://sandbox", "HTTPS://SANDBOX"))
     assert run_db_path(None, tmp_path) != run_db_path(None, tmp_path)  # a server the run started: scratch
-    Pacer(path, 10, 100).acquire(KEY_A)
+    _used(Pacer(path, 10, 100))
     stored = b"".join(p.read_bytes() for p in path.parent.iterdir())
     assert KEY_A[9:41].encode() not in stored and b"s" * 24 not in stored and b"example" not in stored
     stale = target_db_path("https://stale.example.test", tmp_path / "cache" / "pacing")
-    Pacer(stale, 10, 100).acquire(KEY_A)
+    _used(Pacer(stale, 10, 100))
     old = pacing_files.time.time() - pacing_files.STALE_AFTER - 10
     for part in stale.parent.glob(stale.name + "*"):
         os.utime(part, (old, old))
