@@ -4,8 +4,9 @@ reject a held payout, or register, pause, re-sign or replay a webhook endpoint."
 Tested on the routes the profile marks `auth: dashboard` (webhook endpoint management and key rotation; the
 spec documents no route for terms, team, key issuing or approval decisions, so none is invented): each,
 called with an API key on real ids of the key's own organization (a sandbox endpoint of the test's with one
-delivery; the key itself where the operator issues it), is refused with 401 or 403, and the test's endpoint and
-its delivery read the same afterwards. It runs on the target's own organization.
+delivery; the key itself where the operator issues it), is refused (401, 403, 404 or 405: the status is not
+shown), and the test's endpoint reads the same afterwards, and so does its delivery while the route still lists it
+among the 50 newest attempts. It runs on the target's own organization.
 """
 
 from __future__ import annotations
