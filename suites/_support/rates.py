@@ -18,6 +18,8 @@ import pytest
 
 from payconform.suite import Api, Contract, Exchange, Run, Target, expect_status, fail
 
+CEILING_WAIT = 60.0  # the longest a per-source-IP ceiling's refusal is waited out: its one-minute window
+
 
 @dataclass(frozen=True)
 class Judged:
@@ -165,9 +167,14 @@ def trip(window: Window, send: Callable[[int], Exchange], served: Callable[[Exch
             continue
         if fresh or own <= limit.per_minute:
             return ex
-        retry = ex.headers.get("retry-after", "")
-        time.sleep(int(retry) if retry.strip().isdigit() else window.seconds)
+        time.sleep(_asked_wait(ex, window.seconds))
         fresh = True
+
+
+def _asked_wait(ex: Exchange, otherwise: float) -> float:
+    """The whole seconds a 429's `Retry-After` asks for; ``otherwise`` when it gives none."""
+    retry = ex.headers.get("retry-after", "").strip()
+    return float(retry) if retry.isdigit() else otherwise
 
 
 def still_served(api: Api, other: Api, op_id: str, what: str) -> Exchange:
@@ -177,8 +184,7 @@ def still_served(api: Api, other: Api, op_id: str, what: str) -> Exchange:
     the read sent again; a server that holds the tripped row against every route still refuses ``api`` alone."""
     ex = api.op(op_id, raw=True)
     if ex.status == 429 and other.op(op_id, raw=True).status == 429:
-        retry = ex.headers.get("retry-after", "")
-        seconds = min(float(retry) if retry.strip().isdigit() else 60.0, 60.0)
+        seconds = min(_asked_wait(ex, CEILING_WAIT), CEILING_WAIT)
         api.run.credit(seconds)  # the address's ceiling: not the target's time for this test
         time.sleep(seconds)
         ex = api.op(op_id, raw=True)
